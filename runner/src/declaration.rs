@@ -1,0 +1,211 @@
+//! The declaration of a runnable example: which problem it solves, how it
+//! is launched, at which sizes, and what it is expected to do. Authors write
+//! it as TOML in a header comment at the top of the kernel (see
+//! AUTHORING.md); this module holds its types and its validation.
+
+use crate::size::Size;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// An expression for a launch dimension or a byte count: a whole number or
+/// text such as `"ceil_div(n, 256)"` or `"min(sms * 4, ceil_div(n, 1024))"`.
+/// Variables: `n` (the size), `sms` (the device's multiprocessor count),
+/// `grid0`, `grid1`, ... (grids of earlier launches) and `block0`, ....
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Expr {
+    /// A literal.
+    Int(u64),
+    /// An expression evaluated per size and device.
+    Text(String),
+}
+
+impl Expr {
+    /// The expression as text, for error messages and the results panel.
+    pub fn as_text(&self) -> String {
+        match self {
+            Expr::Int(n) => n.to_string(),
+            Expr::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// One kernel launch of the plan. All launches of a plan are timed as one
+/// unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// The `extern "C" __global__` function to launch.
+    pub kernel: String,
+    /// Blocks in the grid (one-dimensional).
+    pub grid: Expr,
+    /// Threads per block (one-dimensional).
+    pub block: Expr,
+    /// Dynamic shared memory in bytes.
+    #[serde(default = "zero_expr")]
+    pub shared: Expr,
+    /// Kernel arguments in order: buffer names of the problem (`input`,
+    /// `out`), scratch buffer names, or scalar variables (`n`, `sms`,
+    /// `grid0`...) passed as 32-bit unsigned integers.
+    pub args: Vec<String>,
+}
+
+fn zero_expr() -> Expr {
+    Expr::Int(0)
+}
+
+/// The outcome an example is meant to have. Examples that demonstrate a bug
+/// (a race, float saturation) declare it so that the strict build accepts
+/// them while the page still shows the failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Expectation {
+    /// Correct at every size (the default).
+    #[default]
+    Pass,
+    /// Runs but the check fails at one size or more.
+    Wrong,
+    /// Does not compile.
+    CompileError,
+    /// The launch is refused.
+    LaunchError,
+    /// The kernel faults (e.g. an out-of-bounds access).
+    Fault,
+    /// The kernel never finishes within the time limit.
+    Timeout,
+}
+
+/// The parsed header of an example.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Declaration {
+    /// The problem solved, by name (`sum_f32`).
+    pub problem: String,
+    /// Sizes to measure.
+    pub sizes: Vec<Size>,
+    /// The launches, in order.
+    #[serde(rename = "launch")]
+    pub launches: Vec<LaunchSpec>,
+    /// Scratch buffers of `f32`, by name, with their length in elements.
+    #[serde(default)]
+    pub scratch: BTreeMap<String, Expr>,
+    /// Bytes the algorithm must move at size `n`, if not the problem's own
+    /// count.
+    #[serde(default)]
+    pub bytes: Option<Expr>,
+    /// Extra NVRTC options.
+    #[serde(default)]
+    pub compile: Vec<String>,
+    /// What the example is meant to do.
+    #[serde(default)]
+    pub expect: Expectation,
+    /// Time limit for the whole example in seconds.
+    #[serde(default)]
+    pub timeout_s: Option<u64>,
+}
+
+/// What is wrong with a declaration, in words that say how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum DeclarationError {
+    /// The TOML itself does not parse or has unknown keys.
+    #[error("the example header is not valid: {0}")]
+    Toml(String),
+    /// A semantic problem.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Declaration {
+    /// Parses and validates a TOML header.
+    pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
+        let decl: Declaration =
+            toml::from_str(toml_text).map_err(|e| DeclarationError::Toml(e.to_string()))?;
+        decl.validate()?;
+        Ok(decl)
+    }
+
+    fn validate(&self) -> Result<(), DeclarationError> {
+        let invalid = |m: String| Err(DeclarationError::Invalid(m));
+        if crate::problem::lookup(&self.problem).is_none() {
+            return invalid(format!(
+                "unknown problem `{}`: use one of {}",
+                self.problem,
+                crate::problem::names().join(", ")
+            ));
+        }
+        if self.sizes.is_empty() {
+            return invalid("`sizes` is empty: list at least one size, e.g. sizes = [\"2^20\"]".into());
+        }
+        if self.sizes.iter().any(|s| s.0 == 0) {
+            return invalid("a size of 0 has nothing to measure: remove it from `sizes`".into());
+        }
+        if self.launches.is_empty() {
+            return invalid(
+                "no launch: add a [[launch]] table with kernel, grid, block and args".into(),
+            );
+        }
+        for (i, l) in self.launches.iter().enumerate() {
+            if l.kernel.trim().is_empty() {
+                return invalid(format!("launch {i} has an empty `kernel` name"));
+            }
+            if l.args.is_empty() {
+                return invalid(format!(
+                    "launch {i} (`{}`) has no `args`: list the buffers and scalars the kernel takes, in order",
+                    l.kernel
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_PASS: &str = r#"
+problem = "sum_f32"
+sizes = ["2^20", 1000003]
+[scratch]
+partials = "grid0"
+[[launch]]
+kernel = "partial_sums"
+grid = "sms * 4"
+block = 512
+args = ["input", "partials", "n"]
+[[launch]]
+kernel = "final_sum"
+grid = 1
+block = 1024
+shared = "4 * 32"
+args = ["partials", "out", "grid0"]
+"#;
+
+    // A two-launch plan with a scratch buffer reads back as written.
+    #[test]
+    fn two_pass_header_parses() {
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        assert_eq!(d.launches.len(), 2);
+        assert_eq!(d.sizes, vec![Size(1 << 20), Size(1000003)]);
+        assert_eq!(d.scratch["partials"], Expr::Text("grid0".into()));
+        assert_eq!(d.launches[0].shared, Expr::Int(0));
+        assert_eq!(d.expect, Expectation::Pass);
+    }
+
+    // A misspelt key is an error naming the key, not silently ignored.
+    #[test]
+    fn unknown_keys_are_refused() {
+        let text = TWO_PASS.replace("sizes", "size");
+        let err = Declaration::parse(&text).unwrap_err().to_string();
+        assert!(err.contains("size"), "{err}");
+    }
+
+    // A header without launches tells the author what to add.
+    #[test]
+    fn missing_launch_says_what_to_add() {
+        let err = Declaration::parse("problem = \"sum_f32\"\nsizes = [1]\nlaunch = []")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("[[launch]]"), "{err}");
+    }
+}

@@ -1,0 +1,77 @@
+//! Facts about the GPU a measurement runs on: name, compute capability,
+//! multiprocessors, L2 size, memory, the datasheet bandwidth peak, and the
+//! driver, CUDA and NVRTC versions.
+
+use crate::record::GpuFacts;
+use cudarc::driver::{CudaContext, DriverError, sys};
+use std::sync::Arc;
+
+/// Datasheet peak memory bandwidth, GB/s, by the name the driver reports.
+/// Sources: NVIDIA's product datasheets (SXM parts).
+const DATASHEET_GBS: &[(&str, f64)] = &[
+    ("NVIDIA H200", 4800.0),
+    ("NVIDIA H100 80GB HBM3", 3350.0),
+    ("NVIDIA A100-SXM4-80GB", 2039.0),
+    ("NVIDIA A100-SXM4-40GB", 1555.0),
+];
+
+/// Opens device 0 and reads its facts.
+pub fn open() -> Result<(Arc<CudaContext>, GpuFacts), DriverError> {
+    let ctx = CudaContext::new(0)?;
+    let facts = facts(&ctx)?;
+    Ok((ctx, facts))
+}
+
+/// Whether the CUDA driver library can be loaded at all.
+pub fn driver_present() -> bool {
+    // SAFETY: only probes whether the shared library can be opened.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Reads the facts of the context's device.
+pub fn facts(ctx: &Arc<CudaContext>) -> Result<GpuFacts, DriverError> {
+    use sys::CUdevice_attribute as A;
+    let name = ctx.name()?;
+    let (major, minor) = ctx.compute_capability()?;
+    let sm_count = ctx.attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+    let l2_bytes = ctx.attribute(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
+    let mem_clock_khz = ctx.attribute(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? as f64;
+    let bus_bits = ctx.attribute(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)? as f64;
+    let (peak_gbs, peak_source) = match DATASHEET_GBS.iter().find(|(n, _)| *n == name) {
+        Some((_, gbs)) => (*gbs, "datasheet".to_string()),
+        None => (
+            2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0 / 1e9,
+            "memory clock x bus width (double data rate)".to_string(),
+        ),
+    };
+    let mut version = 0;
+    // SAFETY: the pointer is valid for a write.
+    unsafe { sys::cuDriverGetVersion(&mut version) }.result()?;
+    let cuda_driver_api = format!("{}.{}", version / 1000, (version % 1000) / 10);
+    Ok(GpuFacts {
+        name,
+        compute_capability: format!("{major}.{minor}"),
+        sm_count,
+        l2_bytes,
+        memory_bytes: ctx.total_mem()? as u64,
+        peak_gbs,
+        peak_source,
+        driver: kernel_driver_version().unwrap_or_else(|| format!("CUDA {cuda_driver_api}")),
+        cuda_driver_api,
+        nvrtc: crate::compile::nvrtc_version().unwrap_or_else(|| "not found".into()),
+    })
+}
+
+/// The architecture to compile for: `sm_90` for compute capability 9.0.
+pub fn arch_of(facts: &GpuFacts) -> String {
+    format!("sm_{}", facts.compute_capability.replace('.', ""))
+}
+
+/// The kernel module's version string (`580.159.04`) on Linux.
+fn kernel_driver_version() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let line = text.lines().next()?;
+    line.split_whitespace()
+        .find(|w| w.chars().filter(|c| *c == '.').count() >= 1 && w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .map(str::to_string)
+}

@@ -1,0 +1,202 @@
+//! A runnable example, resolved from an inline block or a file under
+//! `kernels/`: its id, where the author wrote it, the source NVRTC compiles,
+//! the code a page shows, and its declaration.
+
+use crate::declaration::Declaration;
+use crate::source::{self, SourceError};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Where an example was written, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// Path relative to the book root (`kernels/reductions/stride.cu`,
+    /// `src/reductions.md`).
+    pub file: String,
+    /// 1-based line of the example's start in that file.
+    pub line: usize,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// A fully resolved example.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Example {
+    /// Unique id in the book; also its file name in the store.
+    pub id: String,
+    /// Where it was written.
+    pub origin: Origin,
+    /// The source NVRTC compiles: includes expanded, `#line` markers in.
+    pub source: String,
+    /// The code a page shows.
+    pub display: String,
+    /// The parsed header.
+    pub declaration: Declaration,
+}
+
+/// Why an example could not be resolved; always names a file and line.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}: {message}")]
+pub struct ExampleError {
+    /// Where.
+    pub origin: Origin,
+    /// What and how to fix it.
+    pub message: String,
+}
+
+impl Example {
+    /// Resolves an example kept in a file under `kernels/`.
+    /// `rel_path` is relative to the kernels folder; `id` defaults to the
+    /// path without its extension.
+    pub fn from_file(
+        book_root: &Path,
+        kernels_dir: &Path,
+        rel_path: &str,
+        anchor: Option<&str>,
+        id: Option<&str>,
+    ) -> Result<Self, ExampleError> {
+        let path = kernels_dir.join(rel_path);
+        let shown_path = display_path(book_root, &path);
+        let fail = |line: usize, message: String| ExampleError {
+            origin: Origin {
+                file: shown_path.clone(),
+                line,
+            },
+            message,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            fail(
+                1,
+                format!("cannot read the kernel file ({e}); `file=` is relative to the kernels folder"),
+            )
+        })?;
+        let text = text.replace("\r\n", "\n");
+        let declaration = parse_declaration(&text, &shown_path, 1)?;
+        let display = source::display_code(&text, anchor, &shown_path)
+            .map_err(|e| fail(1, e.to_string()))?;
+        let dir = path.parent().unwrap_or(kernels_dir);
+        let compiled = source::expand(&text, &shown_path, 1, dir, kernels_dir)
+            .map_err(|e| fail(1, e.to_string()))?;
+        let default_id = rel_path
+            .rsplit_once('.')
+            .map(|(stem, _)| stem)
+            .unwrap_or(rel_path);
+        Ok(Example {
+            id: id.unwrap_or(default_id).to_string(),
+            origin: Origin {
+                file: shown_path,
+                line: 1,
+            },
+            source: compiled,
+            display,
+            declaration,
+        })
+    }
+
+    /// Resolves an example written inline in a chapter. `body_line` is the
+    /// 1-based line of the block's first content line in `chapter_file`.
+    pub fn from_inline(
+        kernels_dir: &Path,
+        chapter_file: &str,
+        chapter_dir: &Path,
+        body: &str,
+        body_line: usize,
+        id: &str,
+    ) -> Result<Self, ExampleError> {
+        let body = body.replace("\r\n", "\n");
+        let declaration = parse_declaration(&body, chapter_file, body_line)?;
+        let fail = |message: String| ExampleError {
+            origin: Origin {
+                file: chapter_file.to_string(),
+                line: body_line,
+            },
+            message,
+        };
+        let display = source::display_code(&body, None, chapter_file).map_err(|e| fail(e.to_string()))?;
+        let compiled = source::expand(&body, chapter_file, body_line, chapter_dir, kernels_dir)
+            .map_err(|e| fail(e.to_string()))?;
+        Ok(Example {
+            id: id.to_string(),
+            origin: Origin {
+                file: chapter_file.to_string(),
+                line: body_line,
+            },
+            source: compiled,
+            display,
+            declaration,
+        })
+    }
+}
+
+fn parse_declaration(text: &str, file: &str, first_line: usize) -> Result<Declaration, ExampleError> {
+    let at = |line: usize, message: String| ExampleError {
+        origin: Origin {
+            file: file.to_string(),
+            line: first_line + line - 1,
+        },
+        message,
+    };
+    let header = source::find_header(text)
+        .map_err(|e: SourceError| match e {
+            SourceError::UnclosedHeader { line } => at(line, e.to_string()),
+            other => at(1, other.to_string()),
+        })?
+        .ok_or_else(|| {
+            at(
+                1,
+                "no example header: start the kernel with a `/*+++ ... +++*/` comment holding problem, sizes and [[launch]] (see AUTHORING.md)".into(),
+            )
+        })?;
+    Declaration::parse(&header.toml).map_err(|e| at(header.line, e.to_string()))
+}
+
+fn display_path(book_root: &Path, path: &Path) -> String {
+    path.strip_prefix(book_root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    // An inline block's compile errors will point at the chapter's lines.
+    #[test]
+    fn inline_example_keeps_chapter_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = Example::from_inline(dir.path(), "src/ch.md", dir.path(), BODY, 42, "demo").unwrap();
+        assert!(ex.source.starts_with("#line 42 \"src/ch.md\"\n"));
+        assert!(ex.display.starts_with("extern \"C\""));
+        assert_eq!(ex.id, "demo");
+    }
+
+    // A header error names the chapter line where the header starts.
+    #[test]
+    fn header_errors_name_the_chapter_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = BODY.replace("sizes", "sises");
+        let err = Example::from_inline(dir.path(), "src/ch.md", dir.path(), &bad, 42, "demo").unwrap_err();
+        assert_eq!(err.origin.line, 42);
+        assert!(err.to_string().starts_with("src/ch.md:42:"), "{err}");
+    }
+
+    // A file example gets its id from its path; CRLF files are read alike.
+    #[test]
+    fn file_example_id_from_path_and_crlf() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels");
+        std::fs::create_dir_all(kernels.join("reductions")).unwrap();
+        std::fs::write(kernels.join("reductions/tree.cu"), BODY.replace('\n', "\r\n")).unwrap();
+        let ex = Example::from_file(dir.path(), &kernels, "reductions/tree.cu", None, None).unwrap();
+        assert_eq!(ex.id, "reductions/tree");
+        assert_eq!(ex.origin.file, "kernels/reductions/tree.cu");
+        assert!(!ex.source.contains('\r'));
+    }
+}

@@ -1,0 +1,441 @@
+//! Runs one example in this process: compile, load, bind the problem's
+//! buffers to kernel arguments, check at edge sizes and declared sizes,
+//! time the declared sizes, and build the record. This runs inside the
+//! child process that [`crate::isolate`] starts.
+
+use crate::device;
+use crate::example::Example;
+use crate::launch_plan::{self, Launch, ResolvedPlan};
+use crate::measure::{self, Ceilings, RunError, Timer};
+use crate::problem::{self, BufferRole, OutputInit, Problem};
+use crate::record::{EdgeCheck, Record, SizeResult, Status};
+use crate::size::Size;
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
+    PushKernelArg, sys,
+};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Seed of every input; fixed so that a result is reproducible.
+pub const INPUT_SEED: u64 = 0x5eed_cafe;
+
+/// Skip the hot figure when one cold run already takes this long (µs).
+const HOT_LIMIT_US: f64 = 10_000.0;
+
+/// A failure that ends the example with a status.
+struct Stop {
+    status: Status,
+    message: String,
+    log: String,
+}
+
+impl Stop {
+    fn new(status: Status, message: impl Into<String>) -> Self {
+        Stop {
+            status,
+            message: message.into(),
+            log: String::new(),
+        }
+    }
+}
+
+/// Runs `example` and returns its record; never panics on kernel failures.
+pub fn run_example(example: &Example, key: &str) -> Record {
+    let started = Instant::now();
+    let mut record = Record::failure(example, key, Status::Pass, "", "");
+    if let Err(stop) = run_into(example, &mut record) {
+        record.status = stop.status;
+        record.message = stop.message;
+        if !stop.log.is_empty() {
+            record.log = stop.log;
+        }
+    }
+    record.wall_s = started.elapsed().as_secs_f64();
+    record
+}
+
+fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
+    let decl = &example.declaration;
+    let problem = problem::lookup(&decl.problem).ok_or_else(|| {
+        Stop::new(
+            Status::LaunchError,
+            format!("unknown problem `{}`; known: {}", decl.problem, problem::names().join(", ")),
+        )
+    })?;
+    let (ctx, facts) = device::open()
+        .map_err(|e| Stop::new(Status::Fault, format!("no usable GPU: {e}")))?;
+    // Single stream, explicit synchronisation: no per-allocation events.
+    // SAFETY: everything below runs on the one default stream.
+    unsafe { ctx.disable_event_tracking() };
+    let arch = device::arch_of(&facts);
+    record.gpu = Some(facts.clone());
+    record.compile_options.push(format!("--gpu-architecture={arch}"));
+
+    let compiled = crate::compile::compile(example, &arch).map_err(|e| match e {
+        crate::compile::CompileError::Source { first_error, log } => Stop {
+            status: Status::CompileError,
+            message: first_error,
+            log,
+        },
+        other => Stop::new(Status::CompileError, other.to_string()),
+    })?;
+    if !compiled.log.is_empty() {
+        record.log = compiled.log.clone();
+    }
+    let module = ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))
+        .map_err(|e| Stop::new(Status::LaunchError, format!("the driver refused the compiled module: {e}")))?;
+    let mut functions = BTreeMap::new();
+    for spec in &decl.launches {
+        if functions.contains_key(&spec.kernel) {
+            continue;
+        }
+        let f = module.load_function(&spec.kernel).map_err(|_| {
+            Stop::new(
+                Status::LaunchError,
+                format!(
+                    "kernel `{}` is not in the compiled code: declare it `extern \"C\" __global__` so its name is not mangled",
+                    spec.kernel
+                ),
+            )
+        })?;
+        let regs = f
+            .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
+            .unwrap_or(0);
+        record.registers.push((spec.kernel.clone(), regs as u32));
+        functions.insert(spec.kernel.clone(), f);
+    }
+
+    let mut timer = Timer::new(&ctx, &arch, facts.sm_count, facts.l2_bytes)
+        .map_err(|e| Stop::new(Status::Fault, format!("the measuring support failed: {e:#}")))?;
+    let ceilings = timer
+        .ceilings()
+        .map_err(|e| Stop::new(Status::Fault, format!("measuring the ceilings failed: {e:#}")))?;
+    record.ceilings = Some(ceilings.clone());
+
+    let mut runner = SizeRunner {
+        ctx: &ctx,
+        problem,
+        example,
+        functions: &functions,
+        sms: facts.sm_count,
+    };
+    for n in problem.edge_sizes() {
+        let outcome = runner.run(n, None).map_err(|e| at_size(e, n))?;
+        record.edge_checks.push(EdgeCheck {
+            n: Size(n),
+            error: outcome.check.error,
+            tolerance: outcome.check.tolerance,
+            pass: outcome.check.pass,
+        });
+        if !outcome.check.pass && record.message.is_empty() {
+            record.message = format!("wrong at n = {}: {}", Size(n), outcome.check.detail);
+        }
+    }
+    for size in &decl.sizes {
+        let n = size.0;
+        let timing = Timing {
+            timer: &mut timer,
+            ceilings: &ceilings,
+            peak_gbs: facts.peak_gbs,
+            l2_bytes: facts.l2_bytes,
+        };
+        let outcome = runner.run(n, Some(timing)).map_err(|e| at_size(e, n))?;
+        let result = outcome.figures.expect("timed runs have figures");
+        if !result.pass && record.message.is_empty() {
+            record.message = format!("wrong at n = {}: {}", Size(n), outcome.check.detail);
+        }
+        record.sizes.push(result);
+    }
+    let all_pass = record.sizes.iter().all(|s| s.pass) && record.edge_checks.iter().all(|c| c.pass);
+    record.status = if all_pass { Status::Pass } else { Status::Wrong };
+    Ok(())
+}
+
+/// Why one size could not be run.
+enum SizeError {
+    /// The driver refused or the kernel faulted.
+    Run(RunError),
+    /// The declaration does not fit this size (plan or argument binding).
+    Declared(String),
+}
+
+impl From<RunError> for SizeError {
+    fn from(e: RunError) -> Self {
+        SizeError::Run(e)
+    }
+}
+
+fn at_size(e: SizeError, n: u64) -> Stop {
+    match e {
+        SizeError::Declared(msg) => Stop::new(Status::LaunchError, format!("at n = {}: {msg}", Size(n))),
+        SizeError::Run(RunError::Launch(err)) => Stop::new(Status::LaunchError, format!("at n = {}: launch refused: {err}", Size(n))),
+        SizeError::Run(RunError::Fault(err)) => Stop::new(Status::Fault, format!("at n = {}: the kernel faulted: {err}", Size(n))),
+    }
+}
+
+struct Timing<'a> {
+    timer: &'a mut Timer,
+    ceilings: &'a Ceilings,
+    peak_gbs: f64,
+    l2_bytes: u64,
+}
+
+struct Outcome {
+    check: problem::CheckOutcome,
+    figures: Option<SizeResult>,
+}
+
+struct SizeRunner<'a> {
+    ctx: &'a Arc<CudaContext>,
+    problem: &'static dyn Problem,
+    example: &'a Example,
+    functions: &'a BTreeMap<String, CudaFunction>,
+    sms: u32,
+}
+
+/// A kernel argument value.
+enum Arg {
+    Ptr(u64),
+    U32(u32),
+}
+
+impl SizeRunner<'_> {
+    fn run(&mut self, n: u64, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
+        let plan = launch_plan::resolve(&self.example.declaration, n, self.sms)
+            .map_err(|e| SizeError::Declared(e.to_string()))?;
+        let stream = self.ctx.default_stream();
+        let buffers = Buffers::allocate(self.problem, &plan, n, &stream).map_err(measure::classify_queue_error)?;
+        let args = bind_args(&plan, &buffers).map_err(SizeError::Declared)?;
+        for l in &plan.launches {
+            if l.shared > 48 * 1024 {
+                self.functions[&l.kernel]
+                    .set_attribute(
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        l.shared as i32,
+                    )
+                    .map_err(|e| SizeError::Run(RunError::Launch(e)))?;
+            }
+        }
+        let functions = self.functions;
+        let work = |s: &Arc<CudaStream>| launch_all(s, functions, &plan.launches, &args);
+
+        // Correctness run: identities set, everything else poisoned.
+        buffers.reset(&stream, true).map_err(measure::classify_queue_error)?;
+        work(&stream).map_err(measure::classify_queue_error)?;
+        stream.synchronize().map_err(RunError::Fault)?;
+        let mut check = buffers.check(self.problem, n, &stream).map_err(RunError::Fault)?;
+
+        let Some(t) = timing else {
+            return Ok(Outcome { check, figures: None });
+        };
+        let samples = t
+            .timer
+            .cold(&measure::POLICY, |s| buffers.reset(s, false), work)?;
+        // The last timed run's answer must be right too.
+        let after = buffers.check(self.problem, n, &stream).map_err(RunError::Fault)?;
+        if !after.pass && check.pass {
+            check = after;
+        }
+        let median_us = samples.median();
+        let hot_median_us = if median_us < HOT_LIMIT_US { Some(t.timer.hot(work)?) } else { None };
+        let bytes = plan.bytes.unwrap_or_else(|| self.problem.bytes(n));
+        let gbs = bytes as f64 / (median_us * 1e-6) / 1e9;
+        let mut labels = Vec::new();
+        if bytes <= t.l2_bytes {
+            labels.push("fits-in-l2".to_string());
+        }
+        if median_us < 2.0 * t.ceilings.launch_floor_us {
+            labels.push("launch-bound".to_string());
+        }
+        if samples.noisy {
+            labels.push("noisy".to_string());
+        }
+        let figures = SizeResult {
+            n: Size(n),
+            bytes,
+            launches: plan.launches.iter().map(Launch::describe).collect(),
+            median_us,
+            min_us: samples.min(),
+            max_us: samples.max(),
+            samples: samples.times_us.len() as u32,
+            rel_spread: samples.rel_spread(),
+            gbs,
+            pct_peak: 100.0 * gbs / t.peak_gbs,
+            pct_ceiling: Some(100.0 * gbs / t.ceilings.read_gbs),
+            hot_median_us,
+            sm_clock_mhz: samples.sm_clock_mhz,
+            throttled_dropped: samples.throttled,
+            error: check.error,
+            tolerance: check.tolerance,
+            pass: check.pass,
+            labels,
+        };
+        Ok(Outcome {
+            check,
+            figures: Some(figures),
+        })
+    }
+}
+
+fn launch_all(
+    stream: &Arc<CudaStream>,
+    functions: &BTreeMap<String, CudaFunction>,
+    launches: &[Launch],
+    args: &[Vec<Arg>],
+) -> Result<(), DriverError> {
+    for (launch, args) in launches.iter().zip(args) {
+        let cfg = LaunchConfig {
+            grid_dim: (launch.grid, 1, 1),
+            block_dim: (launch.block, 1, 1),
+            shared_mem_bytes: launch.shared,
+        };
+        let mut b = stream.launch_builder(&functions[&launch.kernel]);
+        for a in args {
+            match a {
+                Arg::Ptr(p) => b.arg(p),
+                Arg::U32(v) => b.arg(v),
+            };
+        }
+        // SAFETY: the author declares the argument list; pointers address
+        // live allocations of the declared lengths.
+        unsafe { b.launch(cfg) }?;
+    }
+    Ok(())
+}
+
+/// Device buffers of one size, by name.
+struct Buffers {
+    inputs: Vec<(String, Vec<f32>, CudaSlice<f32>)>,
+    outputs: Vec<(String, OutputInit, CudaSlice<f32>)>,
+    scratch: Vec<(String, CudaSlice<f32>)>,
+}
+
+impl Buffers {
+    fn allocate(
+        problem: &dyn Problem,
+        plan: &ResolvedPlan,
+        n: u64,
+        stream: &Arc<CudaStream>,
+    ) -> Result<Self, DriverError> {
+        let mut b = Buffers {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            scratch: Vec::new(),
+        };
+        for spec in problem.buffers(n) {
+            match spec.role {
+                BufferRole::Input => {
+                    let host = problem.input(spec.name, n, INPUT_SEED);
+                    let dev = stream.clone_htod(&host)?;
+                    b.inputs.push((spec.name.to_string(), host, dev));
+                }
+                BufferRole::Output(init) => {
+                    // SAFETY: reset() writes every element before each run.
+                    let dev = unsafe { stream.alloc::<f32>(spec.len.max(1) as usize)? };
+                    b.outputs.push((spec.name.to_string(), init, dev));
+                }
+            }
+        }
+        for (name, len) in &plan.scratch {
+            // SAFETY: poisoned by reset(.., true) before the checked run.
+            let dev = unsafe { stream.alloc::<f32>((*len).max(1) as usize)? };
+            b.scratch.push((name.clone(), dev));
+        }
+        Ok(b)
+    }
+
+    fn pointer(&self, name: &str, stream: &Arc<CudaStream>) -> Option<u64> {
+        let find = |s: &CudaSlice<f32>| s.device_ptr(stream).0;
+        self.inputs
+            .iter()
+            .find(|(n, ..)| n == name)
+            .map(|(_, _, d)| find(d))
+            .or_else(|| self.outputs.iter().find(|(n, ..)| n == name).map(|(_, _, d)| find(d)))
+            .or_else(|| self.scratch.iter().find(|(n, _)| n == name).map(|(_, d)| find(d)))
+    }
+
+    /// Sets accumulators to their identity; with `poison`, also fills other
+    /// outputs and all scratch with NaN.
+    fn reset(&self, stream: &Arc<CudaStream>, poison: bool) -> Result<(), DriverError> {
+        const NAN_BITS: u32 = 0x7fc0_0000;
+        for (_, init, dev) in &self.outputs {
+            let bits = match init {
+                OutputInit::Identity(v) => v.to_bits(),
+                OutputInit::Poison if poison => NAN_BITS,
+                OutputInit::Poison => continue,
+            };
+            memset32(dev, bits, stream)?;
+        }
+        if poison {
+            for (_, dev) in &self.scratch {
+                memset32(dev, NAN_BITS, stream)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check(&self, problem: &dyn Problem, n: u64, stream: &Arc<CudaStream>) -> Result<problem::CheckOutcome, DriverError> {
+        let mut outs = Vec::new();
+        for (name, _, dev) in &self.outputs {
+            outs.push((name.as_str(), stream.clone_dtoh(dev)?));
+        }
+        let inputs: Vec<(&str, &[f32])> = self.inputs.iter().map(|(k, h, _)| (k.as_str(), h.as_slice())).collect();
+        let outputs: Vec<(&str, &[f32])> = outs.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        Ok(problem.check(n, &inputs, &outputs))
+    }
+}
+
+fn memset32(dev: &CudaSlice<f32>, bits: u32, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+    let (ptr, _sync) = dev.device_ptr(stream);
+    // SAFETY: ptr addresses `len` 4-byte elements of a live allocation.
+    unsafe { sys::cuMemsetD32Async(ptr, bits, dev.len(), stream.cu_stream()).result() }
+}
+
+fn bind_args(plan: &ResolvedPlan, buffers: &Buffers) -> Result<Vec<Vec<Arg>>, String> {
+    let stream_less = |name: &str| buffers.pointer_any(name);
+    plan.launches
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            l.args
+                .iter()
+                .map(|name| {
+                    if let Some(p) = stream_less(name) {
+                        return Ok(Arg::Ptr(p));
+                    }
+                    if let Some(v) = plan.scalars.get(name) {
+                        return u32::try_from(*v)
+                            .map(Arg::U32)
+                            .map_err(|_| format!("launch {i}: scalar `{name}` = {v} does not fit an unsigned int"));
+                    }
+                    Err(format!(
+                        "launch {i} (`{}`): argument `{name}` is neither a buffer ({}) nor a scalar ({})",
+                        l.kernel,
+                        buffers.names().join(", "),
+                        plan.scalars.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl Buffers {
+    fn pointer_any(&self, name: &str) -> Option<u64> {
+        // Pointers do not depend on the stream when event tracking is off.
+        let ctx_stream = self.inputs.first().map(|(_, _, d)| d.stream().clone())?;
+        self.pointer(name, &ctx_stream)
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.inputs
+            .iter()
+            .map(|(n, ..)| n.clone())
+            .chain(self.outputs.iter().map(|(n, ..)| n.clone()))
+            .chain(self.scratch.iter().map(|(n, _)| n.clone()))
+            .collect()
+    }
+}

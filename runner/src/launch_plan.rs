@@ -1,0 +1,198 @@
+//! Turns a declaration's launch expressions into concrete launches for one
+//! size on one device. Expressions use `n`, `sms`, earlier `gridK`/`blockK`,
+//! integer arithmetic, `min`, `max` and `ceil_div(a, b)`.
+
+use crate::declaration::{Declaration, Expr};
+use evalexpr::{
+    ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
+    Function, HashMapContext, Value,
+};
+use std::collections::BTreeMap;
+
+/// A launch with numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// Kernel name.
+    pub kernel: String,
+    /// Blocks.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory bytes.
+    pub shared: u32,
+    /// Argument names, as declared.
+    pub args: Vec<String>,
+}
+
+impl Launch {
+    /// `grid x block, shared B` for the results panel.
+    pub fn describe(&self) -> String {
+        format!("{}: {} x {}, {} B shared", self.kernel, self.grid, self.block, self.shared)
+    }
+}
+
+/// The plan of one size: launches, scratch lengths, byte count, and the
+/// scalar variables the launches may pass as arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPlan {
+    /// Launches in order.
+    pub launches: Vec<Launch>,
+    /// Scratch buffer lengths in elements.
+    pub scratch: BTreeMap<String, u64>,
+    /// Bytes the declaration says the algorithm moves, when it overrides the
+    /// problem's count.
+    pub bytes: Option<u64>,
+    /// Scalar variables: `n`, `sms`, `grid0`, `block0`, ...
+    pub scalars: BTreeMap<String, u64>,
+}
+
+/// An expression that cannot be evaluated.
+#[derive(Debug, thiserror::Error)]
+#[error("`{what} = \"{expr}\"`: {message}")]
+pub struct PlanError {
+    /// Which field (`launch 0 grid`).
+    pub what: String,
+    /// The expression.
+    pub expr: String,
+    /// Why, with the fix.
+    pub message: String,
+}
+
+/// Resolves `decl` for size `n` on a device with `sms` multiprocessors.
+pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, PlanError> {
+    let mut scalars = BTreeMap::new();
+    scalars.insert("n".to_string(), n);
+    scalars.insert("sms".to_string(), u64::from(sms));
+    let mut launches = Vec::new();
+    for (i, spec) in decl.launches.iter().enumerate() {
+        let grid = eval_u32(&spec.grid, &scalars, &format!("launch {i} grid"))?;
+        let block = eval_u32(&spec.block, &scalars, &format!("launch {i} block"))?;
+        if grid == 0 || block == 0 {
+            return Err(PlanError {
+                what: format!("launch {i} {}", if grid == 0 { "grid" } else { "block" }),
+                expr: if grid == 0 { spec.grid.as_text() } else { spec.block.as_text() },
+                message: format!("evaluates to 0 at n = {n}: a launch needs at least one block of one thread"),
+            });
+        }
+        scalars.insert(format!("grid{i}"), u64::from(grid));
+        scalars.insert(format!("block{i}"), u64::from(block));
+        let shared = eval(&spec.shared, &scalars, &format!("launch {i} shared"))?;
+        let shared = u32::try_from(shared).map_err(|_| too_large(&spec.shared, i, "shared"))?;
+        launches.push(Launch {
+            kernel: spec.kernel.clone(),
+            grid,
+            block,
+            shared,
+            args: spec.args.clone(),
+        });
+    }
+    let mut scratch = BTreeMap::new();
+    for (name, expr) in &decl.scratch {
+        scratch.insert(name.clone(), eval(expr, &scalars, &format!("scratch {name}"))?);
+    }
+    let bytes = decl
+        .bytes
+        .as_ref()
+        .map(|e| eval(e, &scalars, "bytes"))
+        .transpose()?;
+    Ok(ResolvedPlan {
+        launches,
+        scratch,
+        bytes,
+        scalars,
+    })
+}
+
+fn too_large(expr: &Expr, i: usize, field: &str) -> PlanError {
+    PlanError {
+        what: format!("launch {i} {field}"),
+        expr: expr.as_text(),
+        message: "is larger than a 32-bit launch parameter allows".into(),
+    }
+}
+
+fn eval_u32(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u32, PlanError> {
+    let v = eval(expr, vars, what)?;
+    u32::try_from(v).map_err(|_| PlanError {
+        what: what.to_string(),
+        expr: expr.as_text(),
+        message: format!("evaluates to {v}, more than a launch dimension can hold"),
+    })
+}
+
+fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u64, PlanError> {
+    let text = match expr {
+        Expr::Int(v) => return Ok(*v),
+        Expr::Text(t) => t,
+    };
+    let fail = |message: String| PlanError {
+        what: what.to_string(),
+        expr: text.clone(),
+        message,
+    };
+    let mut ctx = HashMapContext::<DefaultNumericTypes>::new();
+    for (k, v) in vars {
+        let v = i64::try_from(*v).map_err(|_| fail("a variable is out of range".into()))?;
+        ctx.set_value(k.clone(), Value::from_int(v))
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    ctx.set_function(
+        "ceil_div".into(),
+        Function::new(|arg| {
+            let t = arg.as_fixed_len_tuple(2)?;
+            let (a, b): (i64, i64) = (t[0].as_int()?, t[1].as_int()?);
+            if b <= 0 {
+                return Err(EvalexprError::CustomMessage("ceil_div by zero or a negative number".into()));
+            }
+            Ok(Value::from_int((a + b - 1).div_euclid(b)))
+        }),
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let value = evalexpr::eval_int_with_context(text, &ctx).map_err(|e| {
+        fail(format!(
+            "{e}; expressions use n, sms, gridK, blockK, + - * / %, min(a, b), max(a, b) and ceil_div(a, b)"
+        ))
+    })?;
+    u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::declaration::Declaration;
+
+    fn decl(grid: &str) -> Declaration {
+        Declaration::parse(&format!(
+            "problem = \"sum_f32\"\nsizes = [1]\n[scratch]\npartials = \"grid0\"\n[[launch]]\nkernel = \"a\"\ngrid = \"{grid}\"\nblock = 256\nshared = \"block0 * 4\"\nargs = [\"input\"]\n[[launch]]\nkernel = \"b\"\ngrid = 1\nblock = 1024\nargs = [\"partials\", \"out\", \"grid0\"]\n"
+        ))
+        .unwrap()
+    }
+
+    // Grids follow n and the device's SM count; later launches see earlier grids.
+    #[test]
+    fn grid_depends_on_n_and_sms() {
+        let d = decl("min(ceil_div(n, 256), sms * 4)");
+        let small = resolve(&d, 1000, 132).unwrap();
+        assert_eq!(small.launches[0].grid, 4);
+        assert_eq!(small.launches[0].shared, 1024);
+        let big = resolve(&d, 1 << 28, 132).unwrap();
+        assert_eq!(big.launches[0].grid, 528);
+        assert_eq!(big.scratch["partials"], 528);
+        assert_eq!(big.scalars["grid0"], 528);
+    }
+
+    // A typo in an expression names the field and lists what is allowed.
+    #[test]
+    fn bad_expression_names_field_and_vocabulary() {
+        let err = resolve(&decl("ceil_div(n, blocks)"), 10, 132).unwrap_err().to_string();
+        assert!(err.contains("launch 0 grid"), "{err}");
+        assert!(err.contains("ceil_div(a, b)"), "{err}");
+    }
+
+    // An empty grid is refused before it reaches the driver.
+    #[test]
+    fn zero_grid_is_refused() {
+        let err = resolve(&decl("n / 1024"), 10, 132).unwrap_err().to_string();
+        assert!(err.contains("evaluates to 0"), "{err}");
+    }
+}

@@ -1,0 +1,29 @@
+//! `cuda-runner`: everything about a runnable CUDA example except markdown.
+//!
+//! The data flow is: a kernel source with its declaration ([`example`]) is
+//! resolved into launches for one size ([`launch_plan`]), compiled with NVRTC
+//! ([`compile`]), run against a [`problem`] that owns inputs, reference and
+//! check, timed by the [`measure`] method, and stored as a [`record`] in the
+//! [`store`]. [`isolate`] runs all of that in a child process with a time
+//! limit so that a faulting or hanging kernel becomes a result.
+
+pub mod clocks;
+pub mod compile;
+pub mod declaration;
+pub mod device;
+pub mod example;
+pub mod execute;
+pub mod isolate;
+pub mod key;
+pub mod launch_plan;
+pub mod measure;
+pub mod problem;
+pub mod record;
+pub mod report;
+pub mod size;
+pub mod source;
+pub mod store;
+
+/// Version of the measuring method. Bump it whenever the way a figure is
+/// produced changes: every stored result then becomes stale.
+pub const METHOD_VERSION: u32 = 1;

@@ -1,0 +1,173 @@
+//! `cuda-runner`: run, check or inspect CUDA examples from the command line.
+//! `measure` is the child-process entry the book build and `run` use.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use cuda_runner::example::Example;
+use cuda_runner::record::Record;
+use cuda_runner::{compile, device, execute, isolate, key, report};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(name = "cuda-runner", version, about = "Compile, run, check and time CUDA examples")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure examples (kernel files or folders of them), each in its own
+    /// process with a time limit, and print a table (or JSON).
+    Run {
+        /// `.cu` files with an example header, or folders holding them.
+        paths: Vec<PathBuf>,
+        /// Print the records as a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Time limit per example, seconds (a header's `timeout_s` wins).
+        #[arg(long, default_value_t = 120)]
+        timeout_s: u64,
+    },
+    /// Compile examples with NVRTC only (no GPU needed).
+    Check {
+        /// `.cu` files or folders.
+        paths: Vec<PathBuf>,
+        /// Target architecture.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+    },
+    /// Print the GPU's facts.
+    Device {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Child-process entry: measure the job in FILE and print its record as JSON.
+    #[command(hide = true)]
+    Measure {
+        /// The job file written by the parent.
+        #[arg(long)]
+        job: PathBuf,
+    },
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Run { paths, json, timeout_s } => run(&paths, json, Duration::from_secs(timeout_s)),
+        Command::Check { paths, arch } => check(&paths, &arch),
+        Command::Device { json } => device_facts(json),
+        Command::Measure { job } => measure(&job),
+    }
+}
+
+fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
+    let examples = load_examples(paths)?;
+    let exe = std::env::current_exe().context("locating cuda-runner itself")?;
+    let started = Instant::now();
+    let mut records = Vec::new();
+    for (i, example) in examples.iter().enumerate() {
+        eprintln!(
+            "[cuda-runner] {}/{} {} (elapsed {})",
+            i + 1,
+            examples.len(),
+            example.id,
+            report::elapsed(started.elapsed())
+        );
+        let key = key::example_key(example);
+        let record = isolate::measure_isolated(&exe, example, &key, isolate::limit_for(example, limit));
+        eprintln!("[cuda-runner]   -> {}", report::outcome_line(&record));
+        records.push(record);
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&records)?);
+    } else {
+        print!("{}", report::table(&records));
+    }
+    Ok(())
+}
+
+fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
+    let examples = load_examples(paths)?;
+    let mut failed = 0;
+    for example in &examples {
+        match compile::compile(example, arch) {
+            Ok(c) => println!("ok     {:<40} {} bytes of {}", example.id, c.cubin.len(), c.arch),
+            Err(e) => {
+                failed += 1;
+                println!("FAILED {:<40} {e}", example.id);
+                if let compile::CompileError::Source { log, .. } = &e {
+                    println!("{log}");
+                }
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} examples failed to compile", examples.len());
+    }
+    Ok(())
+}
+
+fn device_facts(json: bool) -> Result<()> {
+    if !device::driver_present() {
+        bail!("no CUDA driver (libcuda.so) on this machine");
+    }
+    let (_ctx, facts) = device::open().context("opening GPU 0")?;
+    if json {
+        println!("{}", serde_json::to_string(&facts)?);
+    } else {
+        println!("{facts:#?}");
+    }
+    Ok(())
+}
+
+fn measure(job: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    let job: isolate::OwnedJob = serde_json::from_str(&text).context("parsing the job")?;
+    let record: Record = execute::run_example(&job.example, &job.key);
+    println!("{}", serde_json::to_string(&record)?);
+    Ok(())
+}
+
+/// Resolves `.cu` files (and folders of them) into examples. The book root
+/// is the folder above the nearest `kernels/` ancestor.
+fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
+    let mut files = Vec::new();
+    for p in paths {
+        collect_cu(p, &mut files)?;
+    }
+    if files.is_empty() {
+        bail!("no .cu files under {:?}", paths);
+    }
+    files.sort();
+    let mut examples = Vec::new();
+    for file in files {
+        let abs = file.canonicalize().with_context(|| format!("{}", file.display()))?;
+        let kernels = abs
+            .ancestors()
+            .find(|a| a.file_name().is_some_and(|n| n == "kernels"))
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| abs.parent().expect("a file has a parent").to_path_buf());
+        let root = kernels.parent().unwrap_or(&kernels).to_path_buf();
+        let rel = abs.strip_prefix(&kernels).expect("under kernels").to_string_lossy().to_string();
+        examples.push(Example::from_file(&root, &kernels, &rel, None, None)?);
+    }
+    Ok(examples)
+}
+
+fn collect_cu(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).with_context(|| format!("{}", path.display()))? {
+            collect_cu(&entry?.path(), out)?;
+        }
+    } else if path.extension().is_some_and(|e| e == "cu") {
+        let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+        if text.contains(cuda_runner::source::HEADER_OPEN) {
+            out.push(path.to_path_buf());
+        }
+    } else if !path.exists() {
+        bail!("{}: no such file or folder", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,147 @@
+//! `sum_f32`: the sum of N float32 values into one float.
+//!
+//! Inputs are uniform in [0, 1), drawn from a seeded PCG generator (so no
+//! input is all zeros and every run sees the same data for a size). The
+//! output `out` is an accumulator: it starts at 0 before each run, so
+//! kernels may add into it with atomics or overwrite it from a second pass.
+//!
+//! The check: error = |out - ref| / sum(|x_i|) with `ref` the float64 sum.
+//! Tolerance = 4 * sqrt(N) * u, u = 2^-24 the float32 unit roundoff. The
+//! deterministic bound for any summation order is (N - 1) * u, far too loose
+//! to catch anything; rounding errors behave like random signs, so their sum
+//! grows like sqrt(N) (Higham and Mary, "A new approach to probabilistic
+//! rounding error analysis", 2019), and a factor of 4 leaves room for the
+//! worst order a correct kernel uses. Tree reductions land orders of
+//! magnitude below it; a float32 accumulator that saturates at 2^24 fails it.
+
+use super::{BufferRole, BufferSpec, CheckOutcome, OutputInit, Problem};
+use rand::{Rng, SeedableRng};
+
+/// The float32 unit roundoff.
+const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// See the module documentation.
+pub struct SumF32;
+
+impl Problem for SumF32 {
+    fn name(&self) -> &'static str {
+        "sum_f32"
+    }
+
+    fn version(&self) -> u32 {
+        1
+    }
+
+    fn buffers(&self, n: u64) -> Vec<BufferSpec> {
+        vec![
+            BufferSpec {
+                name: "input",
+                len: n,
+                role: BufferRole::Input,
+            },
+            BufferSpec {
+                name: "out",
+                len: 1,
+                role: BufferRole::Output(OutputInit::Identity(0.0)),
+            },
+        ]
+    }
+
+    fn input(&self, _name: &str, n: u64, seed: u64) -> Vec<f32> {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        (0..n).map(|_| rng.random::<f32>()).collect()
+    }
+
+    fn check(&self, n: u64, inputs: &[(&str, &[f32])], outputs: &[(&str, &[f32])]) -> CheckOutcome {
+        let x = inputs.iter().find(|(k, _)| *k == "input").map(|(_, v)| *v).unwrap_or(&[]);
+        let got = outputs
+            .iter()
+            .find(|(k, _)| *k == "out")
+            .and_then(|(_, v)| v.first().copied())
+            .unwrap_or(f32::NAN);
+        let (reference, magnitude) = reference_sum(x);
+        let tolerance = tolerance(n);
+        let error = if magnitude > 0.0 {
+            (f64::from(got) - reference).abs() / magnitude
+        } else {
+            (f64::from(got) - reference).abs()
+        };
+        // `error <= tolerance` is false for NaN, so NaN never passes.
+        let pass = error <= tolerance;
+        CheckOutcome {
+            error: if error.is_nan() { f64::INFINITY } else { error },
+            tolerance,
+            pass,
+            detail: format!("expected {reference:.6}, got {got}"),
+        }
+    }
+
+    fn bytes(&self, n: u64) -> u64 {
+        4 * n + 4
+    }
+
+    fn edge_sizes(&self) -> Vec<u64> {
+        vec![1, 1000, 1_000_003]
+    }
+}
+
+/// The float64 sum and the sum of magnitudes.
+pub fn reference_sum(x: &[f32]) -> (f64, f64) {
+    x.iter().fold((0.0, 0.0), |(s, m), &v| {
+        let v = f64::from(v);
+        (s + v, m + v.abs())
+    })
+}
+
+/// The tolerance at size `n`: 4 * sqrt(n) * u.
+pub fn tolerance(n: u64) -> f64 {
+    4.0 * (n.max(1) as f64).sqrt() * UNIT_ROUNDOFF
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_value(n: u64, x: &[f32], got: f32) -> CheckOutcome {
+        SumF32.check(n, &[("input", x)], &[("out", &[got])])
+    }
+
+    // Inputs are reproducible per seed and never all zeros.
+    #[test]
+    fn inputs_are_seeded_and_nonzero() {
+        let a = SumF32.input("input", 4096, 7);
+        assert_eq!(a, SumF32.input("input", 4096, 7));
+        assert_ne!(a, SumF32.input("input", 4096, 8));
+        assert!(a.iter().all(|v| (0.0..1.0).contains(v)));
+        assert!(a.iter().filter(|v| **v == 0.0).count() < 2);
+    }
+
+    // A float32 sum in the natural order passes; NaN never does.
+    #[test]
+    fn sequential_float_sum_passes_and_nan_fails() {
+        let n = 1 << 16;
+        let x = SumF32.input("input", n, 1);
+        let s: f32 = x.iter().sum();
+        assert!(check_value(n, &x, s).pass);
+        assert!(!check_value(n, &x, f32::NAN).pass);
+    }
+
+    // A float32 accumulator stuck at 2^24 (one atomic per element over 2^26
+    // values) is far outside the tolerance.
+    #[test]
+    fn saturated_float_accumulator_fails() {
+        let n: u64 = 1 << 26;
+        let tol = tolerance(n);
+        let error = (16_777_216.0f64 - 33_520_880.0).abs() / 33_520_880.0;
+        assert!(error > 100.0 * tol);
+    }
+
+    // Losing a tenth of the input at a small size is caught.
+    #[test]
+    fn dropped_elements_fail_at_edge_sizes() {
+        let n = 1000;
+        let x = SumF32.input("input", n, 3);
+        let partial: f32 = x[..900].iter().sum();
+        assert!(!check_value(n, &x, partial).pass);
+    }
+}

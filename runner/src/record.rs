@@ -1,0 +1,229 @@
+//! The stored result of one example: the schema of `results/<id>.json`,
+//! documented field by field in results/README.md. Pages, the status check
+//! and later tools all read this shape; keep fields stable.
+
+use crate::declaration::Expectation;
+use crate::size::Size;
+use serde::{Deserialize, Serialize};
+
+/// Version of this schema.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How an example ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Compiled, ran and checked correct at every size.
+    Pass,
+    /// Ran, but the check failed at one size or more.
+    Wrong,
+    /// NVRTC refused the source.
+    CompileError,
+    /// The driver refused a launch (bad configuration, missing kernel).
+    LaunchError,
+    /// The kernel faulted (illegal address, trap) or the process died.
+    Fault,
+    /// The example did not finish within its time limit.
+    Timeout,
+}
+
+impl Status {
+    /// The expectation that matches this status.
+    pub fn as_expectation(self) -> Expectation {
+        match self {
+            Status::Pass => Expectation::Pass,
+            Status::Wrong => Expectation::Wrong,
+            Status::CompileError => Expectation::CompileError,
+            Status::LaunchError => Expectation::LaunchError,
+            Status::Fault => Expectation::Fault,
+            Status::Timeout => Expectation::Timeout,
+        }
+    }
+
+    /// Short word for tables and CSS classes.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Wrong => "wrong",
+            Status::CompileError => "compile-error",
+            Status::LaunchError => "launch-error",
+            Status::Fault => "fault",
+            Status::Timeout => "timeout",
+        }
+    }
+}
+
+/// The GPU and toolchain a record was measured with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuFacts {
+    /// Marketing name as the driver reports it (`NVIDIA H200`).
+    pub name: String,
+    /// Compute capability, `"9.0"`.
+    pub compute_capability: String,
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// L2 cache size in bytes.
+    pub l2_bytes: u64,
+    /// Device memory in bytes.
+    pub memory_bytes: u64,
+    /// Datasheet peak memory bandwidth in GB/s (10^9 bytes per second).
+    pub peak_gbs: f64,
+    /// Where `peak_gbs` comes from (`datasheet` or `memory clock x bus width`).
+    pub peak_source: String,
+    /// Driver version string (`580.159.04`), or the CUDA driver API version
+    /// when the string cannot be read.
+    pub driver: String,
+    /// CUDA version the driver supports (`13.0`).
+    pub cuda_driver_api: String,
+    /// NVRTC version used to compile (`13.0`).
+    pub nvrtc: String,
+}
+
+/// Figures of one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeResult {
+    /// Elements.
+    pub n: Size,
+    /// Bytes the algorithm must move.
+    pub bytes: u64,
+    /// Resolved launches, e.g. `528 x 512, 0 B shared`, one per launch.
+    pub launches: Vec<String>,
+    /// Median time of the timed samples, microseconds.
+    pub median_us: f64,
+    /// Fastest sample, microseconds.
+    pub min_us: f64,
+    /// Slowest sample, microseconds.
+    pub max_us: f64,
+    /// Number of timed samples kept.
+    pub samples: u32,
+    /// Relative spread: standard deviation over mean of the kept samples.
+    pub rel_spread: f64,
+    /// Bytes over median time, GB/s.
+    pub gbs: f64,
+    /// `gbs` as a percentage of the datasheet peak.
+    pub pct_peak: f64,
+    /// `gbs` as a percentage of the read ceiling measured in the same run.
+    #[serde(default)]
+    pub pct_ceiling: Option<f64>,
+    /// Hot figure: median per run of back-to-back runs with L2 warm and
+    /// nothing in between, microseconds. Labelled "hot" wherever shown.
+    #[serde(default)]
+    pub hot_median_us: Option<f64>,
+    /// Median SM clock over the kept samples, MHz (0 when unknown).
+    #[serde(default)]
+    pub sm_clock_mhz: f64,
+    /// Samples dropped because the SM clock was below 75% of its default.
+    #[serde(default)]
+    pub throttled_dropped: u32,
+    /// Error against the float64 reference, as the problem defines it.
+    pub error: f64,
+    /// The tolerance the error was held to.
+    pub tolerance: f64,
+    /// Whether the check passed (in every checked run of this size).
+    pub pass: bool,
+    /// Labels that qualify the figure: `fits-in-l2` (the bytes moved fit in
+    /// L2), `launch-bound` (median under twice the measured launch floor),
+    /// `noisy` (the noise target was not met before the time-out).
+    #[serde(default)]
+    pub labels: Vec<String>,
+}
+
+/// A check at a size that is not timed (ragged sizes that catch edge bugs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EdgeCheck {
+    /// Elements.
+    pub n: Size,
+    /// Error against the reference.
+    pub error: f64,
+    /// Tolerance.
+    pub tolerance: f64,
+    /// Whether it passed.
+    pub pass: bool,
+}
+
+/// One example's stored result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Schema version ([`SCHEMA_VERSION`]).
+    pub schema: u32,
+    /// Example id.
+    pub example: String,
+    /// Content hash of everything that changes the result.
+    pub key: String,
+    /// How it ended.
+    pub status: Status,
+    /// What the example declared it would do.
+    pub expect: Expectation,
+    /// One-line summary for the page (the first compiler error, the fault).
+    #[serde(default)]
+    pub message: String,
+    /// Full log (compiler output, stderr of the child), possibly empty.
+    #[serde(default)]
+    pub log: String,
+    /// Measuring-method version.
+    pub method_version: u32,
+    /// Problem name and version (`sum_f32 v1`).
+    pub problem: String,
+    /// NVRTC options used.
+    pub compile_options: Vec<String>,
+    /// GPU and toolchain, when one was reached.
+    pub gpu: Option<GpuFacts>,
+    /// Read/copy ceilings and launch floor measured in the same process.
+    #[serde(default)]
+    pub ceilings: Option<crate::measure::Ceilings>,
+    /// UTC time of the measurement, RFC 3339.
+    pub measured_at: String,
+    /// Wall time the whole example took, seconds.
+    pub wall_s: f64,
+    /// Registers per thread of each kernel, when compiled.
+    #[serde(default)]
+    pub registers: Vec<(String, u32)>,
+    /// Timed sizes.
+    pub sizes: Vec<SizeResult>,
+    /// Untimed edge-size checks.
+    #[serde(default)]
+    pub edge_checks: Vec<EdgeCheck>,
+}
+
+impl Record {
+    /// Whether the outcome is what the example declared.
+    pub fn as_expected(&self) -> bool {
+        self.status.as_expectation() == self.expect
+    }
+
+    /// A result with no figures, for failures found before timing.
+    pub fn failure(
+        example: &crate::example::Example,
+        key: &str,
+        status: Status,
+        message: impl Into<String>,
+        log: impl Into<String>,
+    ) -> Self {
+        Record {
+            schema: SCHEMA_VERSION,
+            example: example.id.clone(),
+            key: key.to_string(),
+            status,
+            expect: example.declaration.expect,
+            message: message.into(),
+            log: log.into(),
+            method_version: crate::METHOD_VERSION,
+            problem: crate::problem::describe(&example.declaration.problem),
+            compile_options: crate::compile::options_for(example),
+            gpu: None,
+            ceilings: None,
+            measured_at: crate::record::now_rfc3339(),
+            wall_s: 0.0,
+            registers: Vec::new(),
+            sizes: Vec::new(),
+            edge_checks: Vec::new(),
+        }
+    }
+}
+
+/// The current UTC time, RFC 3339, to the second.
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or(time::OffsetDateTime::now_utc());
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| "unknown".into())
+}

@@ -1,0 +1,56 @@
+//! Plain-text reports of records for the terminal.
+
+use crate::record::Record;
+use std::fmt::Write;
+use std::time::Duration;
+
+/// `m:ss` for progress lines.
+pub fn elapsed(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// One line per finished example: status and its largest size's figures.
+pub fn outcome_line(r: &Record) -> String {
+    let mut line = format!("{} ({:.1} s)", r.status.word(), r.wall_s);
+    if let Some(s) = r.sizes.last() {
+        let _ = write!(line, ", n = {}: {:.2} µs, {:.0} GB/s, {:.1}% of peak", s.n, s.median_us, s.gbs, s.pct_peak);
+    }
+    if !r.message.is_empty() {
+        let _ = write!(line, ": {}", r.message);
+    }
+    line
+}
+
+/// A readable table of all records and sizes.
+pub fn table(records: &[Record]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<34} {:<13} {:>7} {:>11} {:>9} {:>7} {:>7} {:>9}",
+        "example", "status", "n", "median µs", "GB/s", "% peak", "spread", "error"
+    );
+    for r in records {
+        if r.sizes.is_empty() {
+            let _ = writeln!(out, "{:<34} {:<13} {}", r.example, r.status.word(), r.message);
+            continue;
+        }
+        for (i, s) in r.sizes.iter().enumerate() {
+            let (name, status) = if i == 0 { (r.example.as_str(), r.status.word()) } else { ("", "") };
+            let _ = writeln!(
+                out,
+                "{:<34} {:<13} {:>7} {:>11.2} {:>9.0} {:>7.1} {:>6.2}% {:>9.1e}{}",
+                name,
+                status,
+                s.n.to_string(),
+                s.median_us,
+                s.gbs,
+                s.pct_peak,
+                100.0 * s.rel_spread,
+                s.error,
+                if s.pass { "" } else { " ✗" }
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,103 @@
+/*+++
+problem = "sum_f32"
+sizes = ["2^20", "2^22", "2^24", "2^26", "2^28"]
+# Enough blocks to fill every SM (four 512-thread blocks each, 2048 threads,
+# the SM's limit) and no more: each thread then loops over many elements.
+# Small inputs get fewer blocks, one float4 per thread.
+[[launch]]
+kernel = "reduce_fast"
+grid = "min(ceil_div(n, 2048), sms * 4)"
+block = 512
+args = ["input", "out", "n"]
++++*/
+
+// Float4 loads in flight per thread per loop trip. Independent loads let one
+// warp keep several 512-byte requests outstanding instead of waiting on each.
+#define LOADS_IN_FLIGHT 4
+
+// ANCHOR: block_sum
+// After the loop, lane 0 holds the sum of v over the 32 lanes. Each step adds
+// the value `offset` lanes higher, through registers.
+__device__ float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    }
+    return v;
+}
+
+// The sum of v over the block, valid in thread 0. blockDim.x must be a
+// multiple of 32 (at most 1024), and every thread of the block must call it.
+__device__ float block_sum(float v) {
+    __shared__ float warp_totals[32];
+    unsigned int lane = threadIdx.x % 32;
+    unsigned int warp = threadIdx.x / 32;
+
+    v = warp_sum(v);
+    if (lane == 0) {
+        warp_totals[warp] = v;
+    }
+    __syncthreads();
+
+    // Warp 0 reads only the slots that were written and folds them.
+    v = 0.0f;
+    if (warp == 0) {
+        unsigned int warps = blockDim.x / 32;
+        v = lane < warps ? warp_totals[lane] : 0.0f;
+        v = warp_sum(v);
+    }
+    return v;
+}
+// ANCHOR_END: block_sum
+
+extern "C" __global__ void reduce_fast(const float* __restrict__ x,
+                                       float* __restrict__ out,
+                                       unsigned int n) {
+    // ANCHOR: grid_stride
+    // Input from cudaMalloc is 256-byte aligned, so x can be read as float4.
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    unsigned int n4 = n / 4;
+    unsigned int stride = gridDim.x * blockDim.x;
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+    // One accumulator per load in flight, so no addition waits on another.
+    float acc[LOADS_IN_FLIGHT] = {};
+
+    // Main loop: LOADS_IN_FLIGHT float4 loads per thread, all in bounds.
+    // A warp's load covers 32 consecutive float4s: 512 contiguous bytes.
+    for (; i + (LOADS_IN_FLIGHT - 1) * stride < n4; i += LOADS_IN_FLIGHT * stride) {
+        float4 v[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; ++k) {
+            v[k] = x4[i + k * stride];
+        }
+#pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; ++k) {
+            acc[k] += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        }
+    }
+    // Fewer than LOADS_IN_FLIGHT float4s left for this thread.
+    for (; i < n4; i += stride) {
+        float4 v = x4[i];
+        acc[0] += (v.x + v.y) + (v.z + v.w);
+    }
+    // The last n % 4 elements (at most 3), one per thread of the first block.
+    unsigned int tail = 4 * n4 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (tail < n) {
+        acc[0] += x[tail];
+    }
+
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; ++k) {
+        sum += acc[k];
+    }
+    // ANCHOR_END: grid_stride
+
+    // ANCHOR: combine
+    // Every thread, in range or not, takes part: block_sum has a barrier.
+    float total = block_sum(sum);
+    if (threadIdx.x == 0) {
+        atomicAdd(out, total);
+    }
+    // ANCHOR_END: combine
+}

@@ -19,6 +19,7 @@ pub mod launch_plan;
 pub mod measure;
 pub mod problem;
 pub mod record;
+pub mod repeatability;
 pub mod report;
 pub mod size;
 pub mod source;

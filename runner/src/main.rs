@@ -44,6 +44,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Compare two measuring runs of the same book (folders of records) and
+    /// print the repeatability report as JSON.
+    Repeatability {
+        /// Records of the first run.
+        first: PathBuf,
+        /// Records of the second run.
+        second: PathBuf,
+    },
     /// Child-process entry: measure the job in FILE and print its record as JSON.
     #[command(hide = true)]
     Measure {
@@ -59,6 +67,11 @@ fn main() -> Result<()> {
         Command::Check { paths, arch } => check(&paths, &arch),
         Command::Device { json } => device_facts(json),
         Command::Measure { job } => measure(&job),
+        Command::Repeatability { first, second } => {
+            let report = cuda_runner::repeatability::compare(&first, &second)?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(())
+        }
     }
 }
 

@@ -1,0 +1,513 @@
+// Peer benchmark: cub::DeviceReduce::Sum (float32 in, float32 out) timed
+// with the book runner's cold method (runner/src/measure.rs), so that its
+// figures can stand beside the book's kernels without a change of method.
+//
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -o cub_sum cub_sum.cu
+// Run:   ./cub_sum [--min-log2 16] [--max-log2 30] [--seed 1]
+// Output (stdout, JSON lines): one "meta" line, then one line per
+// (variant, N). Progress goes to stderr.
+//
+// Two variants are timed: "cub" passes num_items as int64_t (CUB then uses
+// 64-bit offsets), "cub_i32" passes it as int (32-bit offsets, what most
+// callers with N < 2^31 get). Both are the same library call.
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Errors. Every failure releases the blocking kernel first, so no kernel is
+// left spinning on the GPU while the process tears down.
+
+volatile int* g_flag_host = nullptr;
+
+void release_blocker() {
+    if (g_flag_host != nullptr) {
+        g_flag_host[0] = 1;
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+}
+
+[[noreturn]] void die(const char* what, cudaError_t e, const char* file, int line) {
+    release_blocker();
+    std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, what, cudaGetErrorName(e),
+                 cudaGetErrorString(e));
+    std::exit(1);
+}
+
+#define CHECK(call)                                                   \
+    do {                                                              \
+        cudaError_t e_ = (call);                                      \
+        if (e_ != cudaSuccess) die(#call, e_, __FILE__, __LINE__);    \
+    } while (0)
+
+// ---------------------------------------------------------------------------
+// The sampling policy: the runner's POLICY (measure.rs), value for value.
+
+constexpr size_t kMinSamples = 10;
+constexpr double kTargetNoise = 0.005;     // relative stdev that ends sampling
+constexpr double kMinGpuS = 0.05;          // GPU time needed before it may
+constexpr double kTimeoutS = 3.0;          // wall time, then labelled noisy
+constexpr double kThrottleFraction = 0.75; // of the default SM clock
+constexpr size_t kMaxSamples = 2000;
+constexpr unsigned long long kBlockerTimeoutNs = 2000000000ull;
+
+// ---------------------------------------------------------------------------
+// The blocking kernel, identical to cm_blocker in runner/src/support_kernels.cu:
+// holds the stream until the host has queued the timed work, so host launch
+// latency never falls inside the timed interval. flag[1] records a time-out.
+
+__global__ void cm_blocker(volatile int* flag, unsigned long long timeout_ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (flag[0] == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > timeout_ns) {
+            flag[1] = 1;
+            break;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Statistics, as in measure.rs.
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2.0;
+}
+
+// Sample standard deviation over mean (0 for fewer than two values).
+double rel_stdev(const std::vector<double>& v) {
+    if (v.size() < 2) return 0.0;
+    double mean = 0.0;
+    for (double x : v) mean += x;
+    mean /= double(v.size());
+    double var = 0.0;
+    for (double x : v) var += (x - mean) * (x - mean);
+    var /= double(v.size() - 1);
+    return mean > 0.0 ? std::sqrt(var) / mean : 0.0;
+}
+
+// The noise estimate has stopped improving: over the last quarter of the
+// samples it moved by less than 1% of its value.
+bool noise_settled(const std::vector<double>& history) {
+    size_t n = history.size();
+    double back = history[n - n / 4 - 1];
+    double now = history[n - 1];
+    return now > 0.0 && std::fabs((back - now) / now) < 0.01;
+}
+
+// ---------------------------------------------------------------------------
+// NVML, loaded at run time (no link-time dependency), for the SM clock read
+// after every sample, as the runner does, so throttled samples are dropped.
+// Like the runner it reads NVML device 0.
+
+struct Nvml {
+    using InitFn = int (*)();
+    using HandleFn = int (*)(unsigned int, void**);
+    using ClockFn = int (*)(void*, int, unsigned int*);
+    using DriverFn = int (*)(char*, unsigned int);
+
+    void* device = nullptr;
+    ClockFn clock_info = nullptr;
+    DriverFn driver_version = nullptr;
+
+    void open() {
+        void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+        if (lib == nullptr) return;
+        auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+        auto by_index = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+        auto clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+        driver_version = reinterpret_cast<DriverFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+        if (init == nullptr || by_index == nullptr || clock == nullptr || init() != 0) return;
+        void* dev = nullptr;
+        if (by_index(0, &dev) != 0) return;
+        device = dev;
+        clock_info = clock;
+    }
+
+    // Current SM clock in MHz, or a negative value when unknown.
+    double sm_mhz() const {
+        if (clock_info == nullptr) return -1.0;
+        unsigned int mhz = 0;
+        const int kNvmlClockSm = 1;  // NVML_CLOCK_SM
+        return clock_info(device, kNvmlClockSm, &mhz) == 0 ? double(mhz) : -1.0;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// The cold-sample timer: the runner's Timer (measure.rs) on a CUDA runtime
+// stream.
+
+struct Samples {
+    std::vector<double> times_us;
+    int throttled = 0;
+    int blocker_timeouts = 0;
+    bool noisy = false;
+    double sm_clock_mhz = 0.0;
+};
+
+struct Timer {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    unsigned char* flush = nullptr;
+    size_t flush_bytes = 0;
+    unsigned char flush_value = 0;
+    volatile int* flag_host = nullptr;
+    int* flag_dev = nullptr;
+    Nvml nvml;
+    double default_clock_mhz = 0.0;
+
+    void init(size_t l2_bytes, double default_clock) {
+        CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        CHECK(cudaEventCreate(&start));  // default flags: timing enabled
+        CHECK(cudaEventCreate(&stop));
+        flush_bytes = std::max<size_t>(2 * l2_bytes, size_t(256) << 20);
+        CHECK(cudaMalloc(&flush, flush_bytes));
+        void* host = nullptr;
+        CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+        flag_host = static_cast<volatile int*>(host);
+        flag_host[0] = 1;
+        flag_host[1] = 0;
+        g_flag_host = flag_host;
+        void* dev = nullptr;
+        CHECK(cudaHostGetDevicePointer(&dev, host, 0));
+        flag_dev = static_cast<int*>(dev);
+        nvml.open();
+        default_clock_mhz = default_clock;
+        // Load the blocker's module now (flag already released, so it exits at
+        // once): a lazily loaded module while a blocker spins could wait on it.
+        cm_blocker<<<1, 1, 0, stream>>>(flag_dev, kBlockerTimeoutNs);
+        CHECK(cudaGetLastError());
+        CHECK(cudaStreamSynchronize(stream));
+    }
+
+    void destroy() {
+        CHECK(cudaStreamSynchronize(stream));
+        g_flag_host = nullptr;
+        CHECK(cudaFreeHost(const_cast<int*>(flag_host)));
+        CHECK(cudaFree(flush));
+        CHECK(cudaEventDestroy(start));
+        CHECK(cudaEventDestroy(stop));
+        CHECK(cudaStreamDestroy(stream));
+    }
+
+    // One cold sample: reset, L2 flush, blocker, start, work, stop, release,
+    // synchronise. Returns microseconds and whether the blocker timed out.
+    template <class Reset, class Work>
+    std::pair<double, bool> one_cold(Reset& reset, Work& work) {
+        CHECK(reset(stream));
+        // Change the value every sample so no memory system can skip a repeated write.
+        flush_value = static_cast<unsigned char>(flush_value + 1);
+        CHECK(cudaMemsetAsync(flush, flush_value, flush_bytes, stream));
+        // The stream is idle here (synchronised at the end of the last
+        // sample), so nothing reads the flag while it is re-armed.
+        flag_host[0] = 0;
+        flag_host[1] = 0;
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        cm_blocker<<<1, 1, 0, stream>>>(flag_dev, kBlockerTimeoutNs);
+        CHECK(cudaGetLastError());
+        CHECK(cudaEventRecord(start, stream));
+        cudaError_t queued = work(stream);
+        cudaError_t recorded = cudaEventRecord(stop, stream);
+        release_blocker();
+        if (queued != cudaSuccess) die("timed work", queued, __FILE__, __LINE__);
+        CHECK(recorded);
+        CHECK(cudaStreamSynchronize(stream));
+        float ms = 0.0f;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        bool timed_out = flag_host[1] != 0;
+        return {double(ms) * 1000.0, timed_out};
+    }
+
+    // Warm-up, then adaptive sampling with the runner's stop rules.
+    template <class Reset, class Work>
+    Samples cold(Reset reset, Work work) {
+        Samples s;
+        std::vector<double> clocks, noise_history;
+        one_cold(reset, work);  // warm-up, discarded
+        auto started = std::chrono::steady_clock::now();
+        for (;;) {
+            auto [t, timed_out] = one_cold(reset, work);
+            s.blocker_timeouts += timed_out ? 1 : 0;
+            double clock = nvml.sm_mhz();
+            bool throttled = clock >= 0.0 && clock < kThrottleFraction * default_clock_mhz;
+            if (throttled) {
+                s.throttled += 1;
+            } else {
+                s.times_us.push_back(t);
+                if (clock >= 0.0) clocks.push_back(clock);
+            }
+            size_t n = s.times_us.size();
+            double gpu_s = 0.0;
+            for (double x : s.times_us) gpu_s += x;
+            gpu_s /= 1e6;
+            double noise = rel_stdev(s.times_us);
+            noise_history.push_back(noise);
+            if (n >= kMinSamples) {
+                if (gpu_s >= kMinGpuS && noise <= kTargetNoise) break;
+                if (n >= 4 * kMinSamples && noise_settled(noise_history)) break;
+                if (n >= kMaxSamples) break;
+            }
+            double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (elapsed > kTimeoutS) {
+                s.noisy = n < kMinSamples || noise > kTargetNoise;
+                if (n >= kMinSamples || elapsed > 4.0 * kTimeoutS) break;
+            }
+        }
+        s.sm_clock_mhz = median(clocks);
+        return s;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Inputs: a counter-based generator (splitmix64 of seed + index), so any
+// prefix is the same whatever N, and values in (0, 1) exactly representable:
+// (2k + 1) * 2^-24 for a 23-bit k, never zero.
+
+inline uint64_t splitmix64(uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Counter-based, so the host threads fill disjoint chunks independently.
+void fill_uniform(float* x, size_t n, uint64_t seed) {
+    unsigned threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+    size_t chunk = (n + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+        size_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
+        pool.emplace_back([=] {
+            for (size_t i = begin; i < end; ++i) {
+                uint64_t k = splitmix64(seed + i) >> 41;  // 23 bits
+                x[i] = float(2 * k + 1) * 0x1p-24f;
+            }
+        });
+    }
+    for (auto& th : pool) th.join();
+}
+
+// Float64 sum of x[begin, end); eight accumulators keep the host loop fast.
+double sum_f64(const float* x, size_t begin, size_t end) {
+    double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = begin;
+    for (; i + 8 <= end; i += 8)
+        for (int j = 0; j < 8; ++j) a[j] += double(x[i + j]);
+    for (; i < end; ++i) a[0] += double(x[i]);
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// ---------------------------------------------------------------------------
+// JSON helpers.
+
+std::string json_str(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_num(double v) {
+    if (!std::isfinite(v)) return "null";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+// The kernel module's version ("580.95.05"), read as the runner reads it.
+std::string kernel_driver_version() {
+    std::ifstream f("/proc/driver/nvidia/version");
+    std::string line;
+    if (!std::getline(f, line)) return "";
+    std::istringstream words(line);
+    std::string w;
+    while (words >> w) {
+        bool digits_dots = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+            return (c >= '0' && c <= '9') || c == '.';
+        });
+        if (digits_dots && w.find('.') != std::string::npos) return w;
+    }
+    return "";
+}
+
+std::string version_string(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// ---------------------------------------------------------------------------
+// One variant at one size: preallocated output and temp storage, the timed
+// call, then an untimed check on a NaN-poisoned output.
+
+template <typename NumItemsT>
+void bench_cub(Timer& tm, const char* impl, const char* num_items_type, const float* d_in,
+               int64_t n, double ref, double abs_sum) {
+    float* d_out = nullptr;
+    CHECK(cudaMalloc(&d_out, sizeof(float)));
+    const NumItemsT num_items = static_cast<NumItemsT>(n);
+    size_t temp_bytes = 0;
+    CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, d_in, d_out, num_items, tm.stream));
+    void* d_temp = nullptr;
+    CHECK(cudaMalloc(&d_temp, std::max<size_t>(temp_bytes, 1)));
+
+    auto reset = [&](cudaStream_t s) { return cudaMemsetAsync(d_out, 0, sizeof(float), s); };
+    auto work = [&](cudaStream_t s) {
+        return cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, num_items, s);
+    };
+
+    // One untimed call before the warm-up: with lazy module loading the first
+    // launch of a CUB kernel may wait for the context, i.e. for the blocker.
+    CHECK(work(tm.stream));
+    CHECK(cudaStreamSynchronize(tm.stream));
+
+    Samples s = tm.cold(reset, work);
+
+    CHECK(cudaMemsetAsync(d_out, 0xFF, sizeof(float), tm.stream));  // NaN never passes
+    CHECK(work(tm.stream));
+    float got = 0.0f;
+    CHECK(cudaMemcpyAsync(&got, d_out, sizeof(float), cudaMemcpyDeviceToHost, tm.stream));
+    CHECK(cudaStreamSynchronize(tm.stream));
+
+    double error = std::fabs(double(got) - ref) / abs_sum;
+    double tolerance = 4.0 * std::sqrt(double(n)) * 0x1p-24;
+    bool pass = std::isfinite(got) && error <= tolerance;
+    double med = median(s.times_us);
+    // No sample is kept only if every one was throttled until the 12 s cut-off.
+    double mn = s.times_us.empty() ? NAN : *std::min_element(s.times_us.begin(), s.times_us.end());
+    double mx = s.times_us.empty() ? NAN : *std::max_element(s.times_us.begin(), s.times_us.end());
+
+    std::printf(
+        "{\"impl\":%s,\"n\":%lld,\"num_items_type\":%s,\"median_us\":%s,\"min_us\":%s,"
+        "\"max_us\":%s,\"samples\":%zu,\"rel_spread\":%s,\"noisy\":%s,\"throttled\":%d,"
+        "\"blocker_timeouts\":%d,\"sm_clock_mhz\":%s,\"gb_per_s\":%s,\"got\":%s,\"ref\":%s,"
+        "\"error\":%s,\"tolerance\":%s,\"pass\":%s,\"temp_bytes\":%zu}\n",
+        json_str(impl).c_str(), static_cast<long long>(n), json_str(num_items_type).c_str(),
+        json_num(med).c_str(), json_num(mn).c_str(), json_num(mx).c_str(), s.times_us.size(),
+        json_num(rel_stdev(s.times_us)).c_str(), s.noisy ? "true" : "false", s.throttled,
+        s.blocker_timeouts, json_num(s.sm_clock_mhz).c_str(),
+        json_num(double(n) * sizeof(float) / (med * 1e-6) / 1e9).c_str(), json_num(got).c_str(),
+        json_num(ref).c_str(), json_num(error).c_str(), json_num(tolerance).c_str(),
+        pass ? "true" : "false", temp_bytes);
+    std::fflush(stdout);
+    std::fprintf(stderr, "  %-8s n=2^%d  median %.2f us  (%zu samples%s)  %s\n", impl,
+                 int(std::lround(std::log2(double(n)))), med, s.times_us.size(),
+                 s.noisy ? ", noisy" : "", pass ? "pass" : "FAIL");
+
+    CHECK(cudaFree(d_temp));
+    CHECK(cudaFree(d_out));
+}
+
+int arg_int(int argc, char** argv, const char* name, int fallback) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
+    return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int min_log2 = arg_int(argc, argv, "--min-log2", 16);
+    const int max_log2 = arg_int(argc, argv, "--max-log2", 30);
+    const uint64_t seed = static_cast<uint64_t>(arg_int(argc, argv, "--seed", 1));
+    if (min_log2 < 1 || max_log2 > 30 || min_log2 > max_log2) {
+        std::fprintf(stderr, "sizes must satisfy 1 <= --min-log2 <= --max-log2 <= 30\n");
+        return 2;
+    }
+
+    const int device = 0;  // the runner measures device 0
+    CHECK(cudaSetDevice(device));
+    CHECK(cudaFree(nullptr));  // create the context before anything is timed
+    cudaDeviceProp prop{};
+    CHECK(cudaGetDeviceProperties(&prop, device));
+    int l2 = 0, sms = 0, clock_khz = 0, runtime = 0, driver_api = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+    CHECK(cudaRuntimeGetVersion(&runtime));
+    CHECK(cudaDriverGetVersion(&driver_api));
+
+    Timer tm;
+    tm.init(static_cast<size_t>(l2), clock_khz / 1000.0);
+
+    std::string driver = kernel_driver_version();
+    if (driver.empty() && tm.nvml.driver_version != nullptr) {
+        char buf[96] = {0};
+        if (tm.nvml.driver_version(buf, sizeof buf) == 0) driver = buf;
+    }
+    if (driver.empty()) driver = "CUDA " + version_string(driver_api);
+
+    std::printf(
+        "{\"impl\":\"meta\",\"source\":\"cub_sum.cu\",\"gpu\":%s,\"compute_capability\":\"%d.%d\","
+        "\"sm_count\":%d,\"l2_bytes\":%d,\"default_sm_clock_mhz\":%s,\"driver\":%s,"
+        "\"cuda_driver_api\":%s,\"cuda_runtime\":%s,\"nvcc\":\"%d.%d\",\"cub_version\":%d,"
+        "\"flush_bytes\":%zu,\"nvml_clocks\":%s,\"seed\":%llu,"
+        "\"method\":\"cold: reset, L2 flush memset, blocker, events; runner POLICY\"}\n",
+        json_str(prop.name).c_str(), prop.major, prop.minor, sms, l2,
+        json_num(clock_khz / 1000.0).c_str(), json_str(driver).c_str(),
+        json_str(version_string(driver_api)).c_str(), json_str(version_string(runtime)).c_str(),
+        __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, CUB_VERSION, tm.flush_bytes,
+        tm.nvml.clock_info != nullptr ? "true" : "false", static_cast<unsigned long long>(seed));
+    std::fflush(stdout);
+
+    // One host array at the largest size; each N uses its prefix, and the
+    // float64 reference grows segment by segment, so the host work is one pass.
+    const size_t nmax = size_t(1) << max_log2;
+    std::fprintf(stderr, "cub_sum: generating %zu floats on the host\n", nmax);
+    std::unique_ptr<float[]> host(new float[nmax]);
+    fill_uniform(host.get(), nmax, seed);
+
+    double ref = 0.0;
+    size_t done = 0;
+    for (int e = min_log2; e <= max_log2; e += 2) {
+        const size_t n = size_t(1) << e;
+        ref += sum_f64(host.get(), done, n);
+        done = n;
+        const double abs_sum = ref;  // every value is positive
+
+        float* d_in = nullptr;
+        CHECK(cudaMalloc(&d_in, n * sizeof(float)));
+        CHECK(cudaMemcpy(d_in, host.get(), n * sizeof(float), cudaMemcpyHostToDevice));
+
+        bench_cub<int64_t>(tm, "cub", "int64", d_in, static_cast<int64_t>(n), ref, abs_sum);
+        bench_cub<int>(tm, "cub_i32", "int32", d_in, static_cast<int64_t>(n), ref, abs_sum);
+
+        CHECK(cudaFree(d_in));
+    }
+
+    tm.destroy();
+    return 0;
+}

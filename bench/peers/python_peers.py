@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""Peer benchmark: torch.sum and cupy.sum over float32, timed with the book
+runner's cold method (runner/src/measure.rs), the same method as cub_sum.cu.
+
+Usage: python3 python_peers.py [--min-log2 16] [--max-log2 30] [--seed 1]
+                               [--impls torch,cupy]
+Output (stdout, JSON lines): one "meta" line, then one line per (impl, N).
+Progress goes to stderr.
+
+CuPy provides the method's machinery (blocking kernel, flush, events), so
+without CuPy nothing is timed; without torch only cupy.sum is timed. Torch
+runs on the very stream CuPy uses (torch.cuda.ExternalStream), so the blocker,
+the flush, the events and the timed work are all queued in one stream.
+"""
+
+import argparse
+import contextlib
+import ctypes
+import json
+import math
+import sys
+import time
+
+# The sampling policy: the runner's POLICY (measure.rs), value for value.
+MIN_SAMPLES = 10
+TARGET_NOISE = 0.005      # relative stdev that ends sampling
+MIN_GPU_S = 0.05          # GPU time needed before it may
+TIMEOUT_S = 3.0           # wall time, then labelled noisy
+THROTTLE_FRACTION = 0.75  # of the default SM clock
+MAX_SAMPLES = 2000
+BLOCKER_TIMEOUT_NS = 2_000_000_000
+
+# cudaDeviceAttr values (cuda_runtime_api.h), used by number so the script
+# does not depend on which names a CuPy build exports.
+ATTR_CLOCK_RATE = 13
+ATTR_MULTIPROCESSOR_COUNT = 16
+ATTR_L2_CACHE_SIZE = 38
+
+# Identical to cm_blocker in runner/src/support_kernels.cu: holds the stream
+# until the host has queued the timed work, so host launch latency never
+# falls inside the timed interval. flag[1] records a time-out.
+BLOCKER_SRC = r"""
+extern "C" __global__ void cm_blocker(volatile int* flag, unsigned long long timeout_ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (flag[0] == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > timeout_ns) {
+            flag[1] = 1;
+            break;
+        }
+    }
+}
+"""
+
+# Fallback input generator (only if cupy.random fails): the splitmix64
+# counter generator of cub_sum.cu, values (2k + 1) * 2^-24 in (0, 1).
+SPLITMIX_SRC = r"""
+extern "C" __global__ void fill_uniform(float* x, unsigned long long n, unsigned long long seed) {
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        unsigned long long z = seed + i + 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z = z ^ (z >> 31);
+        unsigned long long k = z >> 41;
+        x[i] = (float)(2 * k + 1) * 0x1p-24f;
+    }
+}
+"""
+
+
+def median(v):
+    if not v:
+        return 0.0
+    s = sorted(v)
+    m = len(s) // 2
+    return s[m] if len(s) % 2 == 1 else (s[m - 1] + s[m]) / 2.0
+
+
+def rel_stdev(v):
+    """Sample standard deviation over mean (0 for fewer than two values)."""
+    if len(v) < 2:
+        return 0.0
+    mean = sum(v) / len(v)
+    var = sum((x - mean) ** 2 for x in v) / (len(v) - 1)
+    return math.sqrt(var) / mean if mean > 0.0 else 0.0
+
+
+def noise_settled(history):
+    """Over the last quarter of the samples the noise moved by < 1%."""
+    n = len(history)
+    back = history[n - n // 4 - 1]
+    now = history[n - 1]
+    return now > 0.0 and abs((back - now) / now) < 0.01
+
+
+def finite_or_none(x):
+    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def kernel_driver_version():
+    """The kernel module's version ("580.95.05"), read as the runner reads it."""
+    try:
+        with open("/proc/driver/nvidia/version") as f:
+            line = f.readline()
+    except OSError:
+        return None
+    for w in line.split():
+        if "." in w and all(c.isdigit() or c == "." for c in w):
+            return w
+    return None
+
+
+def version_string(v):
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+class Nvml:
+    """SM clock through NVML (ctypes), read after every sample as the runner
+    does, so throttled samples are dropped. Like the runner: NVML device 0."""
+
+    NVML_CLOCK_SM = 1
+
+    def __init__(self):
+        self.lib = None
+        self.dev = None
+        try:
+            lib = ctypes.CDLL("libnvidia-ml.so.1")
+            if lib.nvmlInit_v2() != 0:
+                return
+            dev = ctypes.c_void_p()
+            if lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(0), ctypes.byref(dev)) != 0:
+                return
+            self.lib, self.dev = lib, dev
+        except (OSError, AttributeError):
+            pass
+
+    def sm_mhz(self):
+        if self.lib is None:
+            return None
+        mhz = ctypes.c_uint(0)
+        rc = self.lib.nvmlDeviceGetClockInfo(self.dev, ctypes.c_int(self.NVML_CLOCK_SM), ctypes.byref(mhz))
+        return float(mhz.value) if rc == 0 else None
+
+
+class Timer:
+    """The runner's Timer (measure.rs) on one CuPy stream. All methods must
+    run inside `with self.stream:` (the blocker launches on the current
+    stream)."""
+
+    def __init__(self, cp, np, device=0):
+        self.cp, self.np = cp, np
+        rt = cp.cuda.runtime
+        self.rt = rt
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        self.start = cp.cuda.Event()  # timing enabled by default
+        self.stop = cp.cuda.Event()
+        l2 = rt.deviceGetAttribute(ATTR_L2_CACHE_SIZE, device)
+        self.l2_bytes = l2
+        self.flush_bytes = max(2 * l2, 256 << 20)
+        self.flush = cp.empty(self.flush_bytes, dtype=cp.uint8)
+        self.flush_value = 0
+        # Parity with cub_sum.cu's output reset: torch and cupy allocate their
+        # own outputs, so this 4-byte buffer stands in for the accumulator.
+        self.out_stub = cp.empty(1, dtype=cp.float32)
+        # Two ints of pinned, device-mapped host memory; with unified
+        # addressing the device pointer is found through the pointer's
+        # attributes (CuPy has no cudaHostGetDevicePointer binding).
+        mapped = getattr(rt, "hostAllocMapped", 2)
+        self.flag_ptr = rt.hostAlloc(8, mapped)
+        self.flag = (ctypes.c_int * 2).from_address(self.flag_ptr)
+        self.flag[0] = 1
+        self.flag[1] = 0
+        try:
+            self.flag_dev = rt.pointerGetAttributes(self.flag_ptr).devicePointer or self.flag_ptr
+        except Exception:
+            self.flag_dev = self.flag_ptr
+        self.blocker = cp.RawKernel(BLOCKER_SRC, "cm_blocker")
+        self.nvml = Nvml()
+        self.default_clock_mhz = rt.deviceGetAttribute(ATTR_CLOCK_RATE, device) / 1000.0
+        # Compile and load the blocker now (flag already released, so it exits
+        # at once).
+        with self.stream:
+            self._launch_blocker()
+        self.stream.synchronize()
+
+    def _launch_blocker(self):
+        np = self.np
+        self.blocker((1,), (1,), (np.uint64(self.flag_dev), np.uint64(BLOCKER_TIMEOUT_NS)))
+
+    def release(self):
+        self.flag[0] = 1
+
+    def close(self):
+        self.release()
+        self.stream.synchronize()
+        self.rt.freeHost(self.flag_ptr)
+
+    def reset(self):
+        self.rt.memsetAsync(self.out_stub.data.ptr, 0, 4, self.stream.ptr)
+
+    def one_cold(self, work):
+        """One cold sample; returns microseconds and whether the blocker timed out."""
+        self.reset()
+        # Change the value every sample so no memory system can skip a repeated write.
+        self.flush_value = (self.flush_value + 1) & 0xFF
+        self.rt.memsetAsync(self.flush.data.ptr, self.flush_value, self.flush_bytes, self.stream.ptr)
+        # The stream is idle here, so nothing reads the flag while it is re-armed.
+        self.flag[0] = 0
+        self.flag[1] = 0
+        try:
+            self._launch_blocker()
+            self.start.record(self.stream)
+            work()
+            self.stop.record(self.stream)
+        finally:
+            # Released whatever happened, so no blocker is left spinning.
+            self.release()
+        self.stream.synchronize()
+        ms = self.cp.cuda.get_elapsed_time(self.start, self.stop)
+        return ms * 1000.0, self.flag[1] != 0
+
+    def cold(self, work):
+        """Warm-up, then adaptive sampling with the runner's stop rules."""
+        times, clocks, history = [], [], []
+        throttled = timeouts = 0
+        noisy = False
+        self.one_cold(work)  # warm-up, discarded
+        started = time.monotonic()
+        while True:
+            t, timed_out = self.one_cold(work)
+            timeouts += int(timed_out)
+            clock = self.nvml.sm_mhz()
+            if clock is not None and clock < THROTTLE_FRACTION * self.default_clock_mhz:
+                throttled += 1
+            else:
+                times.append(t)
+                if clock is not None:
+                    clocks.append(clock)
+            n = len(times)
+            gpu_s = sum(times) / 1e6
+            noise = rel_stdev(times)
+            history.append(noise)
+            if n >= MIN_SAMPLES:
+                if gpu_s >= MIN_GPU_S and noise <= TARGET_NOISE:
+                    break
+                if n >= 4 * MIN_SAMPLES and noise_settled(history):
+                    break
+                if n >= MAX_SAMPLES:
+                    break
+            elapsed = time.monotonic() - started
+            if elapsed > TIMEOUT_S:
+                noisy = n < MIN_SAMPLES or noise > TARGET_NOISE
+                if n >= MIN_SAMPLES or elapsed > 4.0 * TIMEOUT_S:
+                    break
+        return {
+            "times": times,
+            "throttled": throttled,
+            "blocker_timeouts": timeouts,
+            "noisy": noisy,
+            "sm_clock_mhz": median(clocks),
+        }
+
+
+def make_input(cp, n, seed):
+    """Float32 uniform on the GPU; returns (array, generator name)."""
+    try:
+        return cp.random.default_rng(seed).random(n, dtype=cp.float32), "cupy.random.default_rng"
+    except Exception as e:  # e.g. no cuRAND in this environment
+        print(f"python_peers: cupy.random failed ({e}); using splitmix64", file=sys.stderr)
+        x = cp.empty(n, dtype=cp.float32)
+        k = cp.RawKernel(SPLITMIX_SRC, "fill_uniform")
+        k((1024,), (256,), (x, cp.uint64(n), cp.uint64(seed)))
+        return x, "splitmix64"
+
+
+def emit(record):
+    print(json.dumps(record), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--min-log2", type=int, default=16)
+    ap.add_argument("--max-log2", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--impls", default="torch,cupy")
+    args = ap.parse_args()
+    wanted = [s.strip() for s in args.impls.split(",") if s.strip()]
+
+    meta = {"impl": "meta", "source": "python_peers.py", "python": sys.version.split()[0]}
+    try:
+        import numpy as np
+        import cupy as cp
+    except Exception as e:
+        meta["error"] = f"cupy/numpy import failed: {e}"
+        emit(meta)
+        print(f"python_peers: {meta['error']}; nothing timed", file=sys.stderr)
+        return 0
+    torch = None
+    if "torch" in wanted:
+        try:
+            import torch as _torch
+
+            torch = _torch
+        except Exception as e:
+            meta["torch_error"] = f"import failed: {e}"
+
+    device = 0  # the runner measures device 0
+    cp.cuda.Device(device).use()
+    rt = cp.cuda.runtime
+    timer = Timer(cp, np, device)
+    ext = None
+    if torch is not None:
+        torch.cuda.init()
+        ext = torch.cuda.ExternalStream(timer.stream.ptr)
+
+    try:
+        props = rt.getDeviceProperties(device)
+    except Exception:  # a field this CuPy build cannot read; only the name matters
+        props = {"name": torch.cuda.get_device_name(device) if torch is not None else "unknown"}
+    name = props.get("name", b"")
+    meta.update(
+        {
+            "gpu": name.decode() if isinstance(name, bytes) else str(name),
+            "compute_capability": f"{props.get('major')}.{props.get('minor')}",
+            "sm_count": rt.deviceGetAttribute(ATTR_MULTIPROCESSOR_COUNT, device),
+            "l2_bytes": timer.l2_bytes,
+            "default_sm_clock_mhz": timer.default_clock_mhz,
+            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
+            "cuda_driver_api": version_string(rt.driverGetVersion()),
+            "cupy": cp.__version__,
+            "cupy_cuda_runtime": version_string(rt.runtimeGetVersion()),
+            "numpy": np.__version__,
+            "torch": torch.__version__ if torch is not None else None,
+            "torch_cuda": torch.version.cuda if torch is not None else None,
+            "flush_bytes": timer.flush_bytes,
+            "nvml_clocks": timer.nvml.lib is not None,
+            "seed": args.seed,
+            "method": "cold: reset, L2 flush memset, blocker, events; runner POLICY",
+        }
+    )
+    try:
+        from cupy._core import _accelerator
+
+        meta["cupy_reduction_accelerators"] = [str(a) for a in _accelerator.get_reduction_accelerators()]
+        meta["cupy_routine_accelerators"] = [str(a) for a in _accelerator.get_routine_accelerators()]
+    except Exception:
+        pass
+    emit(meta)
+
+    impls = []
+    if "torch" in wanted and torch is not None:
+        impls.append("torch")
+    if "cupy" in wanted:
+        impls.append("cupy")
+
+    try:
+        with timer.stream:
+            for e in range(args.min_log2, args.max_log2 + 1, 2):
+                n = 1 << e
+                x_c, generator = make_input(cp, n, args.seed)
+                # Float64 reference on the GPU; every value is >= 0, so the
+                # sum of |x| is the sum itself.
+                ref = float(cp.sum(x_c, dtype=cp.float64))
+                abs_sum = ref
+                timer.stream.synchronize()
+                x_t = None
+                if "torch" in impls:
+                    try:
+                        x_t = torch.from_dlpack(x_c)  # the same memory, no copy
+                    except Exception:
+                        x_t = torch.as_tensor(x_c, device="cuda")  # __cuda_array_interface__
+                    assert x_t.data_ptr() == x_c.data.ptr, "torch made a copy of the input"
+                for impl in impls:
+                    run_one(timer, torch, ext, cp, impl, x_c, x_t, n, ref, abs_sum, generator)
+                del x_t, x_c
+                cp.get_default_memory_pool().free_all_blocks()
+                if torch is not None:
+                    torch.cuda.empty_cache()
+    finally:
+        timer.close()
+    return 0
+
+
+def run_one(timer, torch, ext, cp, impl, x_c, x_t, n, ref, abs_sum, generator):
+    holder = [None]
+    if impl == "torch":
+        ctx = torch.cuda.stream(ext)
+
+        def work():
+            holder[0] = torch.sum(x_t)
+    else:
+        ctx = contextlib.nullcontext()
+
+        def work():
+            holder[0] = cp.sum(x_c)
+
+    with ctx:
+        if impl == "torch":
+            assert torch.cuda.current_stream().cuda_stream == timer.stream.ptr, "torch is on another stream"
+        # One untimed call before the warm-up: lazy module loading and the
+        # first allocation from a caching pool may wait for the device, i.e.
+        # for the blocker.
+        work()
+        timer.stream.synchronize()
+        s = timer.cold(work)
+        timer.stream.synchronize()
+        got = float(holder[0])
+
+    times = s["times"]
+    med = median(times)
+    error = abs(got - ref) / abs_sum
+    tolerance = 4.0 * math.sqrt(n) * 2.0 ** -24
+    passed = math.isfinite(got) and error <= tolerance
+    emit(
+        {
+            "impl": impl,
+            "n": n,
+            "median_us": med,
+            "min_us": min(times) if times else None,
+            "max_us": max(times) if times else None,
+            "samples": len(times),
+            "rel_spread": rel_stdev(times),
+            "noisy": s["noisy"],
+            "throttled": s["throttled"],
+            "blocker_timeouts": s["blocker_timeouts"],
+            "sm_clock_mhz": s["sm_clock_mhz"],
+            "gb_per_s": n * 4 / (med * 1e-6) / 1e9 if med > 0 else None,
+            "got": finite_or_none(got),
+            "ref": ref,
+            "error": finite_or_none(error),
+            "tolerance": tolerance,
+            "pass": passed,
+            "input": generator,
+        }
+    )
+    print(
+        f"  {impl:<8} n=2^{int(round(math.log2(n)))}  median {med:.2f} us  ({len(times)} samples"
+        f"{', noisy' if s['noisy'] else ''})  {'pass' if passed else 'FAIL'}",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+//! The preprocessor pass over a whole book: collect every example
+//! ([`Catalog`]), settle its outcome (store, and measuring as the mode
+//! allows), then rewrite each chapter, replacing runnable blocks with code
+//! and a results panel and directives with their values, and finally
+//! report problems, failing the build when `strict` or `on-failure` say so.
+
+use crate::catalog::{Catalog, ChapterText};
+use crate::config::{Mode, Settings};
+use crate::directives;
+use crate::measure::{self, Bench, IsolatedBench, MeasureError, Settled};
+use crate::outcome::Outcome;
+use crate::render::{self, Panel, Target};
+use crate::report::{Report, Severity};
+use crate::scan;
+use crate::splice::{self, Edit};
+use crate::values::{self, Results};
+use anyhow::{Context, bail};
+use mdbook_preprocessor::book::Book;
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The `cuda` preprocessor.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CudaPreprocessor;
+
+impl Preprocessor for CudaPreprocessor {
+    fn name(&self) -> &str {
+        "cuda"
+    }
+
+    fn run(&self, ctx: &PreprocessorContext, book: Book) -> anyhow::Result<Book> {
+        let mut settings = Settings::load(&ctx.root, &ctx.config, |k| std::env::var(k).ok())?;
+        if ctx.renderer == "test" {
+            // `mdbook test` runs rustdoc on Rust blocks; it must never measure.
+            settings.mode = Mode::Frozen;
+        }
+        let mut bench = IsolatedBench {
+            runner: settings.runner.clone(),
+        };
+        let target = Target::for_renderer(&ctx.renderer);
+        process(book, &settings, target, &mut bench, &mut std::io::stderr())
+    }
+
+    fn supports_renderer(&self, _renderer: &str) -> anyhow::Result<bool> {
+        // HTML gets HTML panels, every other renderer markdown tables.
+        Ok(true)
+    }
+}
+
+/// What a pass over a book's chapters produced.
+#[derive(Debug, Clone)]
+pub struct Pass {
+    /// The book's examples.
+    pub catalog: Catalog,
+    /// Their outcomes, in catalog order.
+    pub settled: Settled,
+    /// Problems found, in reading order.
+    pub report: Report,
+    /// The rewritten text of each chapter, in the order given.
+    pub chapters: Vec<String>,
+}
+
+/// Collects, settles and renders the examples and directives of
+/// `chapters`; progress of measuring goes to `log`.
+pub fn run_pass(
+    chapters: &[ChapterText],
+    settings: &Settings,
+    target: Target,
+    bench: &mut dyn Bench,
+    log: &mut dyn Write,
+) -> Result<Pass, MeasureError> {
+    let catalog = Catalog::build(settings, chapters);
+    let settled = measure::settle(&catalog, settings, bench, log)?;
+    let mut report = Report::default();
+    let chapters = chapters
+        .iter()
+        .enumerate()
+        .map(|(index, chapter)| {
+            rewrite_chapter(
+                settings,
+                &catalog,
+                &settled,
+                target,
+                index,
+                chapter,
+                &mut report,
+            )
+        })
+        .collect();
+    Ok(Pass {
+        catalog,
+        settled,
+        report,
+        chapters,
+    })
+}
+
+/// Runs the pass over `book`, writes progress and problems to `log`, and
+/// fails when `strict` or `on-failure` say the problems must fail the build.
+pub fn process(
+    mut book: Book,
+    settings: &Settings,
+    target: Target,
+    bench: &mut dyn Bench,
+    log: &mut dyn Write,
+) -> anyhow::Result<Book> {
+    let (paths, chapters): (Vec<PathBuf>, Vec<ChapterText>) = book
+        .chapters()
+        .filter_map(|ch| {
+            let path = ch.path.clone()?;
+            let source_path = ch.source_path.clone().unwrap_or_else(|| path.clone());
+            Some((
+                path,
+                ChapterText {
+                    source_path,
+                    content: ch.content.clone(),
+                },
+            ))
+        })
+        .unzip();
+    let pass = run_pass(&chapters, settings, target, bench, log)?;
+    let mut rewritten: HashMap<PathBuf, String> = paths.into_iter().zip(pass.chapters).collect();
+    book.for_each_chapter_mut(|ch| {
+        if let Some(content) = ch.path.as_ref().and_then(|p| rewritten.remove(p)) {
+            ch.content = content;
+        }
+    });
+    if !pass.catalog.entries.is_empty() {
+        writeln!(log, "{}", summary_line(&pass.catalog, &pass.settled))
+            .context("writing to stderr")?;
+    }
+    write!(log, "{}", pass.report.describe(settings.strict)).context("writing to stderr")?;
+    if pass.report.fails(settings.strict, settings.on_failure) {
+        bail!(pass.report.failure_summary(settings.strict));
+    }
+    Ok(book)
+}
+
+/// Adds the problems of the chapter's examples and directives to `report`
+/// and returns its new text.
+fn rewrite_chapter(
+    settings: &Settings,
+    catalog: &Catalog,
+    settled: &Settled,
+    target: Target,
+    index: usize,
+    chapter: &ChapterText,
+    report: &mut Report,
+) -> String {
+    let content = &chapter.content;
+    let crlf = splice::uses_crlf(content);
+    let mut edits = Vec::new();
+    for (entry, outcome) in catalog.entries.iter().zip(&settled.outcomes) {
+        if entry.chapter != index {
+            continue;
+        }
+        let id = entry.shown_id();
+        let raw = &content[entry.block.range.clone()];
+        let panel = Panel {
+            id: &id,
+            outcome,
+            raw,
+        };
+        // A repeat shows more of an example whose panel and problems belong
+        // to its first listing.
+        let first_listing = entry.repeat_of.is_none();
+        if first_listing {
+            let results_file = settings.shown(&settings.results.join(format!("{id}.json")));
+            if let Some(reason) = outcome.problem(entry.example(), &results_file) {
+                let severity = match outcome {
+                    Outcome::Broken(_) => Severity::Malformed,
+                    _ => Severity::Unmeasured,
+                };
+                report.push(severity, entry.place.to_string(), id.clone(), reason);
+            }
+        }
+        let text = render::block(target, entry.example(), first_listing.then_some(&panel));
+        edits.push(Edit {
+            range: entry.block.range.clone(),
+            text: splice::fit(&text, &entry.block.continuation, crlf),
+        });
+    }
+    let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
+    let results = Results::new(catalog, &settled.outcomes);
+    for found in directives::find(content, &catalog.chapters[index]) {
+        let place = format!("{chapter_file}:{}", found.line);
+        let alone = alone_on_line(content, &found.range);
+        let text = match &found.parsed {
+            Err(message) => {
+                report.push(Severity::Malformed, &place, &found.text, message);
+                render::directive_error(target, &format!("{place}: {message}"))
+            }
+            Ok(directive) => {
+                let value = values::evaluate(directive, &results);
+                if let Some(reason) = value.problem() {
+                    report.push(Severity::Unmeasured, &place, &found.text, reason);
+                }
+                render::value(target, &value, alone)
+            }
+        };
+        let continuation = if alone {
+            scan::continuation_prefix(content, found.range.start)
+        } else {
+            leading_container(content, found.range.start)
+        };
+        edits.push(Edit {
+            range: found.range,
+            text: splice::fit(&text, &continuation, crlf),
+        });
+    }
+    splice::apply(content, edits)
+}
+
+/// Whether only container markers (indentation, `>`, list markers)
+/// precede `range` on its line and only spaces follow it.
+fn alone_on_line(content: &str, range: &std::ops::Range<usize>) -> bool {
+    let line_start = content[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = content[range.end..]
+        .find('\n')
+        .map_or(content.len(), |i| range.end + i);
+    let is_marker = |word: &str| {
+        matches!(word, "-" | "*" | "+")
+            || word
+                .strip_suffix(['.', ')'])
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    content[line_start..range.start]
+        .split(|c: char| c == '>' || c.is_whitespace())
+        .all(|word| word.is_empty() || is_marker(word))
+        && content[range.end..line_end].trim().is_empty()
+}
+
+/// The spaces and `>` that start the line holding `start`.
+fn leading_container(content: &str, start: usize) -> String {
+    let line_start = content[..start].rfind('\n').map_or(0, |i| i + 1);
+    content[line_start..start]
+        .chars()
+        .take_while(|c| *c == '>' || c.is_whitespace())
+        .collect()
+}
+
+/// `[cuda] 12 example(s): 10 current, 1 stale, ...`, each example counted
+/// once however often it is shown.
+pub fn summary_line(catalog: &Catalog, settled: &Settled) -> String {
+    let mut counts = [0usize; 4];
+    let firsts = catalog
+        .entries
+        .iter()
+        .zip(&settled.outcomes)
+        .filter(|(e, _)| e.repeat_of.is_none());
+    for (_, outcome) in firsts {
+        let slot = match outcome {
+            Outcome::Fresh(_) => 0,
+            Outcome::Stale(_) => 1,
+            Outcome::Missing => 2,
+            Outcome::Broken(_) => 3,
+        };
+        counts[slot] += 1;
+    }
+    format!(
+        "[cuda] {} example(s): {} current, {} stale, {} not measured, {} broken; {} measured in this build",
+        counts.iter().sum::<usize>(),
+        counts[0],
+        counts[1],
+        counts[2],
+        counts[3],
+        settled.measured
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{KERNEL, settings_in};
+
+    /// A bench for books in frozen mode, which never measure.
+    struct NoBench;
+
+    impl Bench for NoBench {
+        fn probe(&mut self) -> Option<cuda_runner::record::GpuFacts> {
+            unreachable!("frozen books never probe")
+        }
+        fn measure(
+            &mut self,
+            _: &cuda_runner::example::Example,
+            _: &str,
+            _: std::time::Duration,
+        ) -> cuda_runner::record::Record {
+            unreachable!("frozen books never measure")
+        }
+        fn describe(&self) -> String {
+            "none".into()
+        }
+    }
+
+    // Only the runnable block and the directive change; every other byte
+    // (CRLF, non-ASCII, the plain cuda block, the list) stays as written,
+    // and the replacement follows the chapter's line endings and indentation.
+    #[test]
+    fn rewrite_keeps_every_other_byte() {
+        let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+        let before = "# Größe\r\n\r\n```cuda\r\nplain();\r\n```\r\n\r\n1. Schritt:\r\n\r\n   ";
+        let block = "```cuda run file=r/tree.cu anchor=body\r\n   ```";
+        let between = "\r\n\r\n   danach ≈ ";
+        let directive = "{{#measured r/tree time 2^28}}";
+        let after = " µs.\r\n";
+        let content = format!("{before}{block}{between}{directive}{after}");
+        let chapter = ChapterText {
+            source_path: "ch.md".into(),
+            content: content.clone(),
+        };
+        let pass = run_pass(
+            &[chapter],
+            &settings,
+            Target::Html,
+            &mut NoBench,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        let out = &pass.chapters[0];
+        assert!(out.starts_with(before), "{out}");
+        assert!(out.ends_with(&format!("{between}<span class=\"cm-unmeasured\" title=\"`r/tree` is not measured yet\">not measured</span>{after}")), "{out}");
+        let replaced = &out[before.len()..out.find(between).unwrap()];
+        assert!(
+            replaced.starts_with("```cpp\r\n   extern \"C\""),
+            "{replaced}"
+        );
+        assert!(
+            replaced.contains("\r\n\r\n   <div class=\"cm-panel cm-missing\""),
+            "{replaced}"
+        );
+        assert!(
+            !replaced.replace("\r\n", "").contains('\n'),
+            "bare LF in {replaced:?}"
+        );
+        assert_eq!(pass.report.problems.len(), 2, "{:?}", pass.report);
+    }
+
+    // Block content may only open its own block when nothing shares its line.
+    #[test]
+    fn alone_on_line_cases() {
+        let cases = [
+            ("{{#ladder 1 a}}\n", true),
+            ("   {{#ladder 1 a}}  \r\n", true),
+            ("> {{#ladder 1 a}}", true),
+            ("See {{#ladder 1 a}}\n", false),
+            ("{{#ladder 1 a}} and more\n", false),
+            ("> 1. {{#ladder 1 a}}\n", true),
+            ("- x {{#ladder 1 a}}\n", false),
+        ];
+        for (text, want) in cases {
+            let start = text.find("{{").unwrap();
+            let end = text.find("}}").unwrap() + 2;
+            assert_eq!(alone_on_line(text, &(start..end)), want, "{text:?}");
+        }
+        assert_eq!(leading_container("> - See {{#x}}", 8), "> ");
+    }
+}

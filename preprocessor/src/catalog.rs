@@ -1,0 +1,287 @@
+//! The book's runnable examples: every chapter scanned, every
+//! `cuda run` block resolved into an [`Example`] with its key, ids checked
+//! for duplicates across the book. Both the preprocessor and the `check`
+//! and `status` subcommands start here.
+
+use crate::config::Settings;
+use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
+use cuda_runner::example::{Example, Origin};
+use cuda_runner::store::Store;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// A chapter's markdown and where it lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChapterText {
+    /// Path relative to the chapters folder (`reductions/intro.md`).
+    pub source_path: PathBuf,
+    /// The markdown, as mdBook hands it over (after `{{#include}}`).
+    pub content: String,
+}
+
+/// A runnable block and what it resolved to.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Index of its chapter in [`Catalog::chapters`].
+    pub chapter: usize,
+    /// The block as found.
+    pub block: RunBlock,
+    /// Where the block is: the chapter file (relative to the book) and
+    /// the line of its opening fence.
+    pub place: Origin,
+    /// The example and its key, or why it cannot be resolved (the message
+    /// names file, line and fix).
+    pub resolved: Result<Resolved, String>,
+    /// When this block shows again an example listed earlier (the same
+    /// kernel file with another anchor): that entry's index. The example is
+    /// measured and reported once, under its first block.
+    pub repeat_of: Option<usize>,
+}
+
+impl Entry {
+    /// The example, when resolved.
+    pub fn example(&self) -> Option<&Example> {
+        self.resolved.as_ref().ok().map(|r| &r.example)
+    }
+
+    /// The id to show: the resolved one, else the one written, else `?`.
+    pub fn shown_id(&self) -> String {
+        if let Some(example) = self.example() {
+            return example.id.clone();
+        }
+        match &self.block.spec {
+            Ok(RunSpec::Inline { id }) => id.clone(),
+            Ok(RunSpec::File { id: Some(id), .. }) => id.clone(),
+            Ok(RunSpec::File { path, .. }) => path.clone(),
+            Err(_) => "?".into(),
+        }
+    }
+}
+
+/// A resolved example.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The example.
+    pub example: Example,
+    /// Its key in the results store.
+    pub key: String,
+}
+
+/// All examples of a book, in reading order.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// Scans of the chapters, in the order given.
+    pub chapters: Vec<ChapterScan>,
+    /// Runnable blocks of all chapters, in reading order.
+    pub entries: Vec<Entry>,
+}
+
+impl Catalog {
+    /// Scans and resolves the examples of `chapters`.
+    pub fn build(settings: &Settings, chapters: &[ChapterText]) -> Catalog {
+        let store = Store::new(&settings.results);
+        let mut catalog = Catalog::default();
+        let mut first_entry: HashMap<String, usize> = HashMap::new();
+        for (index, chapter) in chapters.iter().enumerate() {
+            let chapter_scan = scan::scan(&chapter.content);
+            let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
+            for block in &chapter_scan.blocks {
+                let place = Origin {
+                    file: chapter_file.clone(),
+                    line: block.fence_line,
+                };
+                let (resolved, repeat_of) =
+                    match resolve(settings, &store, chapter, &chapter_file, block, &place) {
+                        Err(message) => (Err(message), None),
+                        Ok(r) => match catalog.first_listing(&first_entry, &r, &place) {
+                            Err(message) => (Err(message), None),
+                            Ok(first) => {
+                                if first.is_none() {
+                                    first_entry.insert(r.example.id.clone(), catalog.entries.len());
+                                }
+                                (Ok(r), first)
+                            }
+                        },
+                    };
+                catalog.entries.push(Entry {
+                    chapter: index,
+                    block: block.clone(),
+                    place,
+                    resolved,
+                    repeat_of,
+                });
+            }
+            catalog.chapters.push(chapter_scan);
+        }
+        catalog
+    }
+
+    /// The entry of a resolved example id (its first listing).
+    pub fn by_id(&self, id: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|e| e.example().is_some_and(|ex| ex.id == id))
+    }
+
+    /// For an example whose id was listed before: the earlier entry when it
+    /// is the same example (same source file, same key), an error naming
+    /// both places when another example took the id.
+    fn first_listing(
+        &self,
+        first_entry: &HashMap<String, usize>,
+        resolved: &Resolved,
+        place: &Origin,
+    ) -> Result<Option<usize>, String> {
+        let id = &resolved.example.id;
+        let Some(&first) = first_entry.get(id) else {
+            return Ok(None);
+        };
+        let earlier = &self.entries[first];
+        let same = earlier
+            .resolved
+            .as_ref()
+            .is_ok_and(|e| e.key == resolved.key && e.example.origin == resolved.example.origin);
+        if same {
+            return Ok(Some(first));
+        }
+        Err(format!(
+            "{place}: duplicate example id `{id}`, also used at {}: give one of them another id=NAME",
+            earlier.place
+        ))
+    }
+}
+
+fn resolve(
+    settings: &Settings,
+    store: &Store,
+    chapter: &ChapterText,
+    chapter_file: &str,
+    block: &RunBlock,
+    place: &Origin,
+) -> Result<Resolved, String> {
+    let spec = block
+        .spec
+        .as_ref()
+        .map_err(|message| format!("{place}: {message}"))?;
+    let example = match spec {
+        RunSpec::Inline { id } => {
+            let chapter_dir = settings.src.join(
+                chapter
+                    .source_path
+                    .parent()
+                    .unwrap_or(std::path::Path::new("")),
+            );
+            Example::from_inline(
+                &settings.kernels,
+                chapter_file,
+                &chapter_dir,
+                &block.body,
+                block.body_line,
+                id,
+            )
+        }
+        RunSpec::File { path, anchor, id } => Example::from_file(
+            &settings.root,
+            &settings.kernels,
+            path,
+            anchor.as_deref(),
+            id.as_deref(),
+        ),
+    }
+    .map_err(|e| with_place(place, e.to_string()))?;
+    store
+        .path_of(&example.id)
+        .map_err(|e| format!("{place}: {e}"))?;
+    let key = cuda_runner::key::example_key(&example);
+    Ok(Resolved { example, key })
+}
+
+/// Prefixes the block's place unless the message already starts with it
+/// (inline examples report chapter lines themselves).
+fn with_place(place: &Origin, message: String) -> String {
+    if message.starts_with(&place.file) {
+        message
+    } else {
+        format!("{place}: {message}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{KERNEL, settings_in};
+
+    fn chapter(path: &str, content: &str) -> ChapterText {
+        ChapterText {
+            source_path: path.into(),
+            content: content.into(),
+        }
+    }
+
+    // Inline and file examples resolve; errors name the chapter line and the fix.
+    #[test]
+    fn resolves_inline_file_and_broken_examples() {
+        let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+        let text = format!(
+            "# R\n\n```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run id=inline\n{KERNEL}```\n\n```cuda run file=r/none.cu\n```\n\n```cuda run file=r/tree.cu anchor=nope id=x\n```\n"
+        );
+        let catalog = Catalog::build(&settings, &[chapter("part/ch.md", &text)]);
+        let e = &catalog.entries;
+        assert_eq!(e.len(), 4);
+        let tree = e[0].example().unwrap();
+        assert_eq!(tree.id, "r/tree");
+        assert!(tree.display.starts_with("extern \"C\""));
+        assert_eq!(e[0].place.to_string(), "src/part/ch.md:3");
+        let inline = e[1].example().unwrap();
+        assert_eq!(inline.origin.to_string(), "src/part/ch.md:7");
+        assert_ne!(e[0].resolved.as_ref().unwrap().key, "");
+        let none_line = text.lines().position(|l| l.contains("r/none.cu")).unwrap() + 1;
+        let missing = e[2].resolved.as_ref().unwrap_err();
+        let want = format!("src/part/ch.md:{none_line}: kernels/r/none.cu:1: cannot read");
+        assert!(missing.starts_with(&want), "{missing}");
+        let anchor = e[3].resolved.as_ref().unwrap_err();
+        assert!(anchor.contains("ANCHOR: nope"), "{anchor}");
+        assert_eq!(e[3].shown_id(), "x");
+    }
+
+    // One id for two different examples is an error naming both places.
+    #[test]
+    fn duplicate_ids_name_both_places() {
+        let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+        let a = chapter("a.md", "```cuda run file=r/tree.cu id=x\n```\n");
+        let b = chapter("b.md", &format!("text\n\n```cuda run id=x\n{KERNEL}```\n"));
+        let catalog = Catalog::build(&settings, &[a, b]);
+        assert!(catalog.entries[0].resolved.is_ok());
+        let err = catalog.entries[1].resolved.as_ref().unwrap_err();
+        let want = "src/b.md:3: duplicate example id `x`, also used at src/a.md:1";
+        assert!(err.starts_with(want), "{err}");
+        assert_eq!(catalog.by_id("x"), Some(0));
+        assert_eq!(catalog.chapters.len(), 2);
+    }
+
+    // A kernel file shown again with another anchor is the same example,
+    // listed once; the same file under its own id is another example.
+    #[test]
+    fn the_same_file_again_is_a_repeat() {
+        let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+        let a = chapter("a.md", "```cuda run file=r/tree.cu\n```\n");
+        let b = chapter(
+            "b.md",
+            "```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run file=r/tree.cu id=other\n```\n",
+        );
+        let catalog = Catalog::build(&settings, &[a, b]);
+        let repeats: Vec<Option<usize>> = catalog.entries.iter().map(|e| e.repeat_of).collect();
+        assert_eq!(repeats, [None, Some(0), None]);
+        assert!(catalog.entries.iter().all(|e| e.resolved.is_ok()));
+    }
+
+    // An id that cannot be a results file name is refused before measuring.
+    #[test]
+    fn unusable_ids_are_refused() {
+        let (_dir, settings) = settings_in(&[]);
+        let text = format!("```cuda run id=../up\n{KERNEL}```\n");
+        let catalog = Catalog::build(&settings, &[chapter("a.md", &text)]);
+        let err = catalog.entries[0].resolved.as_ref().unwrap_err();
+        assert!(err.contains("not usable as a file name"), "{err}");
+    }
+}

@@ -1,0 +1,304 @@
+//! Settings of the preprocessor: the `[preprocessor.cuda]` table of
+//! book.toml, then the `CUDA_MEASURED_*` environment variables on top.
+//!
+//! ```toml
+//! [preprocessor.cuda]
+//! mode = "auto"          # auto | frozen | force
+//! strict = false         # fail the build on stale, missing or failing results
+//! runner = "cuda-runner" # path (relative to the book) or name on PATH
+//! kernels = "kernels"    # folder of kernel files, relative to the book
+//! results = "results"    # results store, relative to the book
+//! timeout-s = 120        # time limit of one example without its own
+//! on-failure = "continue" # continue | bail, for malformed examples
+//! ```
+
+use mdbook_preprocessor::config::Config;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// When examples are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Measure stale and missing examples when a GPU is present.
+    #[default]
+    Auto,
+    /// Never measure; render what the store holds.
+    Frozen,
+    /// Measure every example.
+    Force,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = ConfigError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "auto" => Ok(Mode::Auto),
+            "frozen" => Ok(Mode::Frozen),
+            "force" => Ok(Mode::Force),
+            other => Err(ConfigError::Env {
+                var: ENV_MODE,
+                value: other.to_string(),
+                allowed: "auto, frozen or force",
+            }),
+        }
+    }
+}
+
+/// What a malformed example does to the build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnFailure {
+    /// Render a red error panel and go on.
+    #[default]
+    Continue,
+    /// Render the panels, report every malformed example, fail the build.
+    Bail,
+}
+
+/// Environment variable overriding `mode`.
+pub const ENV_MODE: &str = "CUDA_MEASURED_MODE";
+/// Environment variable overriding `strict` (`1`/`true` or `0`/`false`).
+pub const ENV_STRICT: &str = "CUDA_MEASURED_STRICT";
+/// Environment variable overriding `runner`.
+pub const ENV_RUNNER: &str = "CUDA_MEASURED_RUNNER";
+
+/// The table as written; unknown keys are refused so typos surface.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct Table {
+    mode: Option<Mode>,
+    strict: Option<bool>,
+    runner: Option<String>,
+    kernels: Option<PathBuf>,
+    results: Option<PathBuf>,
+    timeout_s: Option<u64>,
+    on_failure: Option<OnFailure>,
+    // Keys mdBook itself reads for every preprocessor: accepted, unused.
+    #[serde(rename = "command")]
+    _command: Option<IgnoredAny>,
+    #[serde(rename = "before")]
+    _before: Option<IgnoredAny>,
+    #[serde(rename = "after")]
+    _after: Option<IgnoredAny>,
+    #[serde(rename = "renderers")]
+    _renderers: Option<IgnoredAny>,
+    #[serde(rename = "optional")]
+    _optional: Option<IgnoredAny>,
+}
+
+/// Why the settings cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The book.toml table does not parse.
+    #[error(
+        "book.toml [preprocessor.cuda]: {0}; known keys: mode, strict, runner, kernels, results, timeout-s, on-failure"
+    )]
+    Table(String),
+    /// An environment variable with a value we cannot use.
+    #[error("{var}={value:?} is not understood: use {allowed}")]
+    Env {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may be.
+        allowed: &'static str,
+    },
+}
+
+/// Resolved settings, with absolute folders.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// When to measure.
+    pub mode: Mode,
+    /// Whether anything not measured and as expected fails the build.
+    pub strict: bool,
+    /// The `cuda-runner` executable: a path, or a bare name looked up on PATH.
+    pub runner: PathBuf,
+    /// The book root.
+    pub root: PathBuf,
+    /// The chapters folder (`src`).
+    pub src: PathBuf,
+    /// The kernels folder.
+    pub kernels: PathBuf,
+    /// The results store folder.
+    pub results: PathBuf,
+    /// Time limit of an example whose header sets none.
+    pub timeout: Duration,
+    /// What malformed examples do.
+    pub on_failure: OnFailure,
+}
+
+impl Settings {
+    /// Reads `[preprocessor.cuda]` of a book rooted at `root`, then applies
+    /// the environment through `env` (pass `|k| std::env::var(k).ok()`).
+    pub fn load(
+        root: &Path,
+        config: &Config,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let table: Table = config
+            .get("preprocessor.cuda")
+            .map_err(|e| ConfigError::Table(format!("{e:#}")))?
+            .unwrap_or_default();
+        let mut mode = table.mode.unwrap_or_default();
+        let mut strict = table.strict.unwrap_or(false);
+        let mut runner = table.runner;
+        if let Some(value) = env(ENV_MODE).filter(|v| !v.trim().is_empty()) {
+            mode = value.parse()?;
+        }
+        if let Some(value) = env(ENV_STRICT) {
+            strict = parse_bool(ENV_STRICT, &value)?;
+        }
+        if let Some(value) = env(ENV_RUNNER).filter(|v| !v.trim().is_empty()) {
+            runner = Some(value);
+        }
+        let under_root =
+            |p: Option<PathBuf>, default: &str| root.join(p.unwrap_or_else(|| default.into()));
+        Ok(Settings {
+            mode,
+            strict,
+            runner: runner.map_or_else(default_runner, |r| runner_path(root, &r)),
+            root: root.to_path_buf(),
+            src: root.join(&config.book.src),
+            kernels: under_root(table.kernels, "kernels"),
+            results: under_root(table.results, "results"),
+            timeout: table
+                .timeout_s
+                .map_or(cuda_runner::isolate::DEFAULT_LIMIT, Duration::from_secs),
+            on_failure: table.on_failure.unwrap_or_default(),
+        })
+    }
+
+    /// How a path under the book root is shown in messages: relative, with
+    /// forward slashes.
+    pub fn shown(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}
+
+fn parse_bool(var: &'static str, value: &str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "" | "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(ConfigError::Env {
+            var,
+            value: value.to_string(),
+            allowed: "1/true or 0/false",
+        }),
+    }
+}
+
+/// A configured runner: a bare name is looked up on PATH when spawned; a
+/// path is relative to the book root.
+fn runner_path(root: &Path, value: &str) -> PathBuf {
+    let path = Path::new(value);
+    if path.components().count() == 1 {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    }
+}
+
+/// The runner built alongside this executable (same cargo target folder),
+/// else `cuda-runner` on PATH.
+fn default_runner() -> PathBuf {
+    let name = format!("cuda-runner{}", std::env::consts::EXE_SUFFIX);
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(&name)))
+        .filter(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(toml_text: &str) -> Config {
+        toml_text.parse().expect("test book.toml parses")
+    }
+
+    fn load(toml_text: &str, env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        Settings::load(Path::new("/book"), &config(toml_text), |k| {
+            env.iter()
+                .find(|(var, _)| *var == k)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    // A book without the table gets the documented defaults.
+    #[test]
+    fn defaults() {
+        let s = load("[book]\ntitle = \"t\"\n", &[]).unwrap();
+        assert_eq!(s.mode, Mode::Auto);
+        assert!(!s.strict);
+        assert_eq!(s.kernels, Path::new("/book/kernels"));
+        assert_eq!(s.results, Path::new("/book/results"));
+        assert_eq!(s.src, Path::new("/book/src"));
+        assert_eq!(s.timeout, Duration::from_secs(120));
+        assert_eq!(s.on_failure, OnFailure::Continue);
+    }
+
+    // Every key of the table is read, next to mdBook's own keys.
+    #[test]
+    fn table_keys() {
+        let s = load(
+            "[preprocessor.cuda]\ncommand = \"mdbook-cuda\"\nafter = [\"links\"]\nrenderers = [\"html\"]\nmode = \"frozen\"\nstrict = true\nrunner = \"bin/cuda-runner\"\nkernels = \"k\"\nresults = \"r\"\ntimeout-s = 5\non-failure = \"bail\"\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.mode, Mode::Frozen);
+        assert!(s.strict);
+        assert_eq!(s.runner, Path::new("/book/bin/cuda-runner"));
+        assert_eq!(s.kernels, Path::new("/book/k"));
+        assert_eq!(s.results, Path::new("/book/r"));
+        assert_eq!(s.timeout, Duration::from_secs(5));
+        assert_eq!(s.on_failure, OnFailure::Bail);
+    }
+
+    // The environment wins over book.toml, so CI can be strict without editing it.
+    #[test]
+    fn environment_overrides() {
+        let toml_text = "[preprocessor.cuda]\nmode = \"force\"\nrunner = \"x/y\"\n";
+        let s = load(
+            toml_text,
+            &[
+                (ENV_MODE, "frozen"),
+                (ENV_STRICT, "true"),
+                (ENV_RUNNER, "my-runner"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.mode, Mode::Frozen);
+        assert!(s.strict);
+        assert_eq!(s.runner, Path::new("my-runner"));
+        assert!(load(toml_text, &[(ENV_STRICT, "1")]).unwrap().strict);
+        assert!(!load(toml_text, &[(ENV_STRICT, "0")]).unwrap().strict);
+    }
+
+    // Typos in keys or values are errors that list what is allowed.
+    #[test]
+    fn typos_are_errors() {
+        let err = load("[preprocessor.cuda]\ntimeout = 5\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("timeout-s"), "{err}");
+        let err = load("[preprocessor.cuda]\nmode = \"often\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("often"), "{err}");
+        let err = load("", &[(ENV_MODE, "often")]).unwrap_err().to_string();
+        assert!(err.contains("auto, frozen or force"), "{err}");
+        let err = load("", &[(ENV_STRICT, "maybe")]).unwrap_err().to_string();
+        assert!(err.contains("CUDA_MEASURED_STRICT"), "{err}");
+    }
+}

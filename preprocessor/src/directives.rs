@@ -1,0 +1,271 @@
+//! Inline directives that put measured figures into prose:
+//!
+//! - `{{#measured ID FIELD SIZE}}`: one figure of one example at one size
+//!   (FIELD: `time`, `gbs`, `pct_peak`, `error`);
+//! - `{{#ratio ID_A ID_B SIZE}}`: time of A over time of B;
+//! - `{{#ladder SIZE ID1 ID2 ...}}`: a bar chart of GB/s per example;
+//! - `{{#gpu}}`: the name of the GPU the book's results were measured on.
+//!
+//! Directives inside code (blocks or inline spans) are literal text.
+
+use crate::scan::{ChapterScan, LineIndex};
+use cuda_runner::size::Size;
+use regex::Regex;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+/// Which figure `{{#measured}}` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Median time.
+    Time,
+    /// Bandwidth in GB/s.
+    Gbs,
+    /// Bandwidth as a percentage of the datasheet peak.
+    PctPeak,
+    /// Error against the reference.
+    Error,
+}
+
+impl Field {
+    const NAMES: &'static str = "time, gbs, pct_peak or error";
+
+    fn parse(word: &str) -> Option<Self> {
+        Some(match word {
+            "time" => Field::Time,
+            "gbs" => Field::Gbs,
+            "pct_peak" => Field::PctPeak,
+            "error" => Field::Error,
+            _ => return None,
+        })
+    }
+}
+
+/// A parsed directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    /// `{{#measured ID FIELD SIZE}}`.
+    Measured {
+        /// Example id.
+        id: String,
+        /// Figure.
+        field: Field,
+        /// Size.
+        size: Size,
+    },
+    /// `{{#ratio ID_A ID_B SIZE}}`.
+    Ratio {
+        /// Numerator example.
+        a: String,
+        /// Denominator example.
+        b: String,
+        /// Size.
+        size: Size,
+    },
+    /// `{{#ladder SIZE ID...}}`.
+    Ladder {
+        /// Size.
+        size: Size,
+        /// Examples, one bar each, in order.
+        ids: Vec<String>,
+    },
+    /// `{{#gpu}}`.
+    Gpu,
+}
+
+impl Directive {
+    /// Example ids the directive reads.
+    pub fn ids(&self) -> Vec<&str> {
+        match self {
+            Directive::Measured { id, .. } => vec![id.as_str()],
+            Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],
+            Directive::Ladder { ids, .. } => ids.iter().map(String::as_str).collect(),
+            Directive::Gpu => Vec::new(),
+        }
+    }
+}
+
+/// A directive found in a chapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Bytes of `{{#...}}`.
+    pub range: Range<usize>,
+    /// 1-based line.
+    pub line: usize,
+    /// The directive as written.
+    pub text: String,
+    /// What it asks for, or why it cannot be read (with the fix).
+    pub parsed: Result<Directive, String>,
+}
+
+/// Beginnings of the directive names this preprocessor owns (`measured`,
+/// `ratio`, `ladder`, `gpu`): a name starting with one of these that is not
+/// exactly one of ours is a typo (`measure`, `ratios`), not another
+/// preprocessor's directive.
+const OWNED_PREFIXES: [&str; 4] = ["measu", "ratio", "ladde", "gpu"];
+
+static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\{\s*#([A-Za-z0-9_]+)([^}]*)\}\}").expect("directive pattern compiles")
+});
+
+/// Finds this preprocessor's directives outside code.
+pub fn find(content: &str, scan: &ChapterScan) -> Vec<Found> {
+    let lines = LineIndex::new(content);
+    let mut out = Vec::new();
+    for caps in DIRECTIVE.captures_iter(content) {
+        let whole = caps.get(0).expect("group 0 always matches");
+        let name = &caps[1];
+        let escaped = content[..whole.start()].ends_with('\\');
+        let ours = OWNED_PREFIXES.iter().any(|p| name.starts_with(p));
+        if escaped || !ours || scan.in_code(whole.start()) {
+            continue;
+        }
+        let args: Vec<&str> = caps[2].split_whitespace().collect();
+        out.push(Found {
+            range: whole.range(),
+            line: lines.line_of(whole.start()),
+            text: whole.as_str().to_string(),
+            parsed: parse(name, &args),
+        });
+    }
+    out
+}
+
+/// Parses a directive's name and arguments.
+pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
+    let size = |text: &str| text.parse::<Size>().map_err(|e| e.to_string());
+    match (name, args) {
+        ("measured", [id, field, n]) => Ok(Directive::Measured {
+            id: id.to_string(),
+            field: Field::parse(field)
+                .ok_or_else(|| format!("`{field}` is not a figure: use {}", Field::NAMES))?,
+            size: size(n)?,
+        }),
+        ("measured", _) => Err(usage(
+            "measured ID FIELD SIZE",
+            "e.g. {{#measured reductions/stride time 2^28}}",
+        )),
+        ("ratio", [a, b, n]) => Ok(Directive::Ratio {
+            a: a.to_string(),
+            b: b.to_string(),
+            size: size(n)?,
+        }),
+        ("ratio", _) => Err(usage(
+            "ratio ID_A ID_B SIZE",
+            "the time of A over the time of B",
+        )),
+        ("ladder", [n, ids @ ..]) if !ids.is_empty() => Ok(Directive::Ladder {
+            size: size(n)?,
+            ids: ids.iter().map(|s| s.to_string()).collect(),
+        }),
+        ("ladder", _) => Err(usage(
+            "ladder SIZE ID1 ID2 ...",
+            "one bar per example, in order",
+        )),
+        ("gpu", []) => Ok(Directive::Gpu),
+        ("gpu", _) => Err(usage("gpu", "it takes no arguments")),
+        _ => Err(format!(
+            "unknown directive `{{{{#{name}}}}}`: this book knows {{{{#measured ID FIELD SIZE}}}}, {{{{#ratio ID_A ID_B SIZE}}}}, {{{{#ladder SIZE ID...}}}} and {{{{#gpu}}}}"
+        )),
+    }
+}
+
+fn usage(form: &str, hint: &str) -> String {
+    format!("write `{{{{#{form}}}}}` ({hint})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::scan;
+
+    fn found(text: &str) -> Vec<Found> {
+        find(text, &scan(text))
+    }
+
+    // Well-formed directives parse to what they ask for.
+    #[test]
+    fn well_formed_directives() {
+        let cases = [
+            (
+                "{{#measured r/stride time 2^28}}",
+                Directive::Measured {
+                    id: "r/stride".into(),
+                    field: Field::Time,
+                    size: Size(1 << 28),
+                },
+            ),
+            (
+                "{{ #measured a pct_peak 1000003 }}",
+                Directive::Measured {
+                    id: "a".into(),
+                    field: Field::PctPeak,
+                    size: Size(1000003),
+                },
+            ),
+            (
+                "{{#ratio a b 2^20}}",
+                Directive::Ratio {
+                    a: "a".into(),
+                    b: "b".into(),
+                    size: Size(1 << 20),
+                },
+            ),
+            (
+                "{{#ladder 2^28 a b c}}",
+                Directive::Ladder {
+                    size: Size(1 << 28),
+                    ids: vec!["a".into(), "b".into(), "c".into()],
+                },
+            ),
+            ("{{#gpu}}", Directive::Gpu),
+        ];
+        for (text, want) in cases {
+            let got = found(text);
+            assert_eq!(got.len(), 1, "{text}");
+            assert_eq!(got[0].parsed, Ok(want), "{text}");
+            assert_eq!(got[0].range, 0..text.len(), "{text}");
+        }
+    }
+
+    // Typos in our directives are errors that show the right form.
+    #[test]
+    fn malformed_directives() {
+        let cases = [
+            ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
+            ("{{#measured a speed 2^20}}", "time, gbs, pct_peak or error"),
+            ("{{#measured a time 2^x}}", "\"2^20\""),
+            (
+                "{{#measure a time 2^20}}",
+                "unknown directive `{{#measure}}`",
+            ),
+            ("{{#measured_time a 2^20}}", "unknown directive"),
+            ("{{#ratios a b 2^20}}", "unknown directive"),
+            ("{{#ladder 2^20}}", "{{#ladder SIZE ID1 ID2 ...}}"),
+            ("{{#gpu x}}", "no arguments"),
+            ("{{#gpus}}", "unknown directive"),
+        ];
+        for (text, want) in cases {
+            let got = found(text);
+            assert_eq!(got.len(), 1, "{text}");
+            let err = got[0].parsed.clone().unwrap_err();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    // Other preprocessors' directives, code and escaped directives are left alone.
+    #[test]
+    fn what_is_not_ours() {
+        let text = "{{#include a.rs}} {{#title T}} `{{#gpu}}` \\{{#gpu}}\n\n```\n{{#gpu}}\n```\n\n    {{#gpu}}\n";
+        assert!(found(text).is_empty());
+    }
+
+    // Directives get their line, counted as the author's editor counts.
+    #[test]
+    fn directives_know_their_line() {
+        let text = "Größe\r\n\r\nOn {{#gpu}} it took {{#measured a time 2^20}}.\r\n";
+        let got = found(text);
+        assert_eq!(got.iter().map(|f| f.line).collect::<Vec<_>>(), [3, 3]);
+        assert_eq!(&text[got[1].range.clone()], "{{#measured a time 2^20}}");
+    }
+}

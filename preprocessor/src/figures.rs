@@ -1,0 +1,190 @@
+//! How measured figures read on a page: times with 3-4 significant digits
+//! in a unit that fits, bandwidths, percentages, errors in scientific
+//! notation, ratios and dates. Panels and directives both use these, so a
+//! number reads the same wherever it appears.
+
+/// A time given in microseconds: `251.2 µs`, `1.234 ms`, `12.35 s`.
+pub fn time_us(us: f64) -> String {
+    if !us.is_finite() {
+        return "n/a".into();
+    }
+    let mut value = us;
+    let mut unit = "µs";
+    for next in ["ms", "s"] {
+        // Switch unit when the value would round to 1000 or more.
+        if value.abs() < 999.95 {
+            break;
+        }
+        value /= 1000.0;
+        unit = next;
+    }
+    format!("{} {unit}", significant(value))
+}
+
+/// A range of times in one unit when both share it: `249.9–262.1 µs`,
+/// else `999.1 µs – 1.020 ms`.
+pub fn time_range_us(min: f64, max: f64) -> String {
+    let (low, high) = (time_us(min), time_us(max));
+    match (low.split_once(' '), high.split_once(' ')) {
+        (Some((a, unit_a)), Some((b, unit_b))) if unit_a == unit_b => format!("{a}–{b} {unit_a}"),
+        _ => format!("{low} – {high}"),
+    }
+}
+
+/// Three or four significant digits: `251.2`, `12.35`, `1.234`, `0.512`.
+fn significant(v: f64) -> String {
+    let decimals = if v.abs() >= 99.995 {
+        1
+    } else if v.abs() >= 9.9995 {
+        2
+    } else {
+        3
+    };
+    format!("{v:.decimals$}")
+}
+
+/// A bandwidth in GB/s: `4275 GB/s`, `85.3 GB/s`.
+pub fn gbs(v: f64) -> String {
+    format!("{} GB/s", gbs_number(v))
+}
+
+/// A bandwidth's number alone, for table cells under a `GB/s` heading.
+pub fn gbs_number(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let decimals = if v.abs() >= 99.95 {
+        0
+    } else if v.abs() >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$}")
+}
+
+/// A percentage given as a percentage: `89.1%`.
+pub fn percent(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    format!("{v:.1}%")
+}
+
+/// A fraction shown as a percentage: `0.012` → `1.2%`.
+pub fn fraction_as_percent(v: f64) -> String {
+    percent(v * 100.0)
+}
+
+/// An error against the reference in C-style scientific notation:
+/// `3.1e-08`, `0` for exact.
+pub fn error(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "NaN".into()
+        } else {
+            "inf".into()
+        };
+    }
+    let rust = format!("{v:.1e}");
+    let (mantissa, exponent) = rust.split_once('e').expect("scientific notation has an e");
+    let exponent: i32 = exponent.parse().expect("exponent is an integer");
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exponent.abs())
+}
+
+/// A ratio of two times: `2.13×`.
+pub fn ratio(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let decimals = if v.abs() >= 99.95 {
+        0
+    } else if v.abs() >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$}×")
+}
+
+/// The date of an RFC 3339 time: `2026-05-01T12:00:00Z` → `2026-05-01`.
+pub fn date(rfc3339: &str) -> &str {
+    let bytes = rfc3339.as_bytes();
+    let looks_like_date = bytes.len() >= 10
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes[..10]
+            .iter()
+            .enumerate()
+            .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
+    if looks_like_date {
+        &rfc3339[..10]
+    } else {
+        rfc3339
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Times keep 3-4 significant digits and change unit at 1000.
+    #[test]
+    fn times() {
+        let cases = [
+            (251.2, "251.2 µs"),
+            (251.24, "251.2 µs"),
+            (12.345, "12.35 µs"),
+            (1.2, "1.200 µs"),
+            (0.5124, "0.512 µs"),
+            (999.94, "999.9 µs"),
+            (999.96, "1.000 ms"),
+            (1234.0, "1.234 ms"),
+            (12_345.0, "12.35 ms"),
+            (123_456.0, "123.5 ms"),
+            (2_500_000.0, "2.500 s"),
+            (f64::NAN, "n/a"),
+        ];
+        for (us, want) in cases {
+            assert_eq!(time_us(us), want, "{us}");
+        }
+    }
+
+    // A range keeps one unit when it can.
+    #[test]
+    fn time_ranges() {
+        assert_eq!(time_range_us(249.87, 262.1), "249.9–262.1 µs");
+        assert_eq!(time_range_us(999.1, 1020.0), "999.1 µs – 1.020 ms");
+    }
+
+    // Bandwidths, percentages, errors and ratios read as the book prints them.
+    #[test]
+    fn other_figures() {
+        assert_eq!(gbs(4275.4), "4275 GB/s");
+        assert_eq!(gbs(85.34), "85.3 GB/s");
+        assert_eq!(gbs(3.456), "3.46 GB/s");
+        assert_eq!(percent(89.14), "89.1%");
+        assert_eq!(fraction_as_percent(0.0123), "1.2%");
+        assert_eq!(error(3.1e-8), "3.1e-08");
+        assert_eq!(error(3.14e-8), "3.1e-08");
+        assert_eq!(error(0.0), "0");
+        assert_eq!(error(2.5e3), "2.5e+03");
+        assert_eq!(error(1.0e-120), "1.0e-120");
+        assert_eq!(error(f64::NAN), "NaN");
+        assert_eq!(ratio(2.134), "2.13×");
+        assert_eq!(ratio(21.34), "21.3×");
+        assert_eq!(ratio(213.4), "213×");
+    }
+
+    // Dates come from the stored RFC 3339 time; anything else shows as stored.
+    #[test]
+    fn dates() {
+        assert_eq!(date("2026-05-01T12:00:00Z"), "2026-05-01");
+        assert_eq!(date("unknown"), "unknown");
+        assert_eq!(date(""), "");
+    }
+}

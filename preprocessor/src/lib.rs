@@ -1,0 +1,28 @@
+//! `mdbook-cuda`: the mdBook preprocessor of *CUDA, Measured*.
+//!
+//! Data enters as mdBook's book JSON; [`scan`] finds ```` ```cuda run ````
+//! blocks and [`directives`] the `{{#measured}}`-style directives;
+//! [`catalog`] resolves every example across the book with the runner
+//! library; [`measure`] settles each [`outcome`] from the results store and,
+//! where the [`config`] mode allows, a GPU; [`render`] writes panels and
+//! values; [`splice`] puts them in place of the original bytes; [`report`]
+//! lists problems and fails strict builds. [`book_pass`] ties these together.
+
+pub mod book_files;
+pub mod book_pass;
+pub mod catalog;
+pub mod cmd;
+pub mod config;
+pub mod directives;
+pub mod fence_info;
+pub mod figures;
+pub mod measure;
+pub mod outcome;
+pub mod render;
+pub mod report;
+pub mod scan;
+pub mod splice;
+pub mod values;
+
+#[cfg(test)]
+mod test_support;

@@ -1,0 +1,374 @@
+//! Settles every example's [`Outcome`]: reads the results store, and where
+//! the mode allows and a GPU is present, measures stale and missing
+//! examples in an isolated `cuda-runner` child, writing each record to the
+//! store as soon as it exists (a build killed halfway loses nothing stored
+//! before). Progress goes to stderr; mdBook shows it while the build runs.
+
+use crate::catalog::Catalog;
+use crate::config::{Mode, Settings};
+use crate::outcome::{Outcome, status_words};
+use cuda_runner::example::Example;
+use cuda_runner::isolate;
+use cuda_runner::record::{GpuFacts, Record};
+use cuda_runner::store::Store;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where measurements come from: the real GPU through `cuda-runner`, or a
+/// stand-in in tests.
+pub trait Bench {
+    /// The usable GPU, if any. Called at most once per build, and only
+    /// when something needs measuring.
+    fn probe(&mut self) -> Option<GpuFacts>;
+    /// Measures one example; every way it can end is a record.
+    fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record;
+    /// How the bench is named in messages.
+    fn describe(&self) -> String;
+}
+
+/// The real bench: `cuda-runner` child processes.
+#[derive(Debug, Clone)]
+pub struct IsolatedBench {
+    /// The runner executable (path, or name on PATH).
+    pub runner: PathBuf,
+}
+
+impl Bench for IsolatedBench {
+    fn probe(&mut self) -> Option<GpuFacts> {
+        isolate::probe_gpu(&self.runner)
+    }
+
+    fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
+        isolate::measure_isolated(&self.runner, example, key, limit)
+    }
+
+    fn describe(&self) -> String {
+        format!("`{} device --json`", self.runner.display())
+    }
+}
+
+/// Why the examples cannot be settled.
+#[derive(Debug, thiserror::Error)]
+pub enum MeasureError {
+    /// `mode = "force"` on a machine without a usable GPU.
+    #[error(
+        "mode = \"force\" asks to measure {count} examples, but no GPU answered {probe}; build on a GPU machine, or use mode = \"auto\" or \"frozen\""
+    )]
+    NoGpuForForce {
+        /// Examples that would be measured.
+        count: usize,
+        /// How the GPU was looked for.
+        probe: String,
+    },
+}
+
+/// Outcomes of all entries of a catalog, in the same order.
+#[derive(Debug, Clone, Default)]
+pub struct Settled {
+    /// One outcome per catalog entry.
+    pub outcomes: Vec<Outcome>,
+    /// Results measured but not stored (the reason names the file).
+    pub store_errors: Vec<String>,
+    /// Examples measured in this build.
+    pub measured: usize,
+}
+
+/// Reads and, as the mode allows, measures every example of `catalog`.
+pub fn settle(
+    catalog: &Catalog,
+    settings: &Settings,
+    bench: &mut dyn Bench,
+    progress: &mut dyn Write,
+) -> Result<Settled, MeasureError> {
+    let store = Store::new(&settings.results);
+    let mut settled = Settled {
+        outcomes: catalog
+            .entries
+            .iter()
+            .map(|entry| match &entry.resolved {
+                Err(message) => Outcome::Broken(message.clone()),
+                Ok(r) => store
+                    .lookup(&r.example.id, &r.key)
+                    .map(Outcome::from)
+                    .unwrap_or_else(|e| Outcome::Broken(format!("{}: {e}", entry.place))),
+            })
+            .collect(),
+        ..Settled::default()
+    };
+    let chosen: Vec<usize> = (0..catalog.entries.len())
+        .filter(|&i| catalog.entries[i].repeat_of.is_none())
+        .filter(|&i| wants_measuring(settings.mode, &settled.outcomes[i]))
+        .collect();
+    if !chosen.is_empty() {
+        measure_chosen(
+            catalog,
+            settings,
+            &chosen,
+            &store,
+            bench,
+            progress,
+            &mut settled,
+        )?;
+    }
+    for (index, entry) in catalog.entries.iter().enumerate() {
+        if let Some(first) = entry.repeat_of {
+            settled.outcomes[index] = settled.outcomes[first].clone();
+        }
+    }
+    Ok(settled)
+}
+
+/// Measures the `chosen` entries, storing each record as soon as it exists.
+fn measure_chosen(
+    catalog: &Catalog,
+    settings: &Settings,
+    chosen: &[usize],
+    store: &Store,
+    bench: &mut dyn Bench,
+    progress: &mut dyn Write,
+    settled: &mut Settled,
+) -> Result<(), MeasureError> {
+    let Some(gpu) = bench.probe() else {
+        if settings.mode == Mode::Force {
+            return Err(MeasureError::NoGpuForForce {
+                count: chosen.len(),
+                probe: bench.describe(),
+            });
+        }
+        let _ = writeln!(
+            progress,
+            "[cuda] no GPU answered {}: {} stale or missing example(s) keep their stored state",
+            bench.describe(),
+            chosen.len()
+        );
+        return Ok(());
+    };
+    let _ = writeln!(
+        progress,
+        "[cuda] {}: CC {}, {} SMs; measuring {} example(s)",
+        gpu.name,
+        gpu.compute_capability,
+        gpu.sm_count,
+        chosen.len()
+    );
+    let started = Instant::now();
+    for (done, &index) in chosen.iter().enumerate() {
+        let resolved = catalog.entries[index]
+            .resolved
+            .as_ref()
+            .expect("only resolved examples are chosen");
+        let example = &resolved.example;
+        let _ = writeln!(
+            progress,
+            "[cuda] measuring {}/{} {} (elapsed {})",
+            done + 1,
+            chosen.len(),
+            example.id,
+            clock(started.elapsed())
+        );
+        let limit = isolate::limit_for(example, settings.timeout);
+        let record = bench.measure(example, &resolved.key, limit);
+        let _ = writeln!(progress, "[cuda]   {}", outcome_line(&record));
+        if let Err(e) = store.write(&record) {
+            settled.store_errors.push(format!(
+                "{}: measured but not stored: {e}",
+                catalog.entries[index].place
+            ));
+        }
+        settled.outcomes[index] = Outcome::Fresh(record);
+        settled.measured += 1;
+    }
+    Ok(())
+}
+
+/// Whether `mode` measures an example in this state.
+pub fn wants_measuring(mode: Mode, outcome: &Outcome) -> bool {
+    match mode {
+        Mode::Frozen => false,
+        Mode::Auto => outcome.needs_measuring(),
+        Mode::Force => !matches!(outcome, Outcome::Broken(_)),
+    }
+}
+
+/// `m:ss` of a duration.
+fn clock(elapsed: Duration) -> String {
+    let s = elapsed.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// One line saying how a measurement ended.
+fn outcome_line(record: &Record) -> String {
+    let mut line = status_words(record.status);
+    if record.status.as_expectation() != cuda_runner::declaration::Expectation::Pass
+        && record.as_expected()
+    {
+        line.push_str(", as declared");
+    }
+    if !record.message.is_empty() {
+        line.push_str(&format!(": {}", record.message));
+    }
+    line.push_str(&format!(" ({:.1} s)", record.wall_s));
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ChapterText;
+    use crate::test_support::{KERNEL, record, settings_in};
+    use cuda_runner::declaration::Expectation;
+    use cuda_runner::record::Status;
+
+    /// A bench that records what it was asked and answers from a script.
+    struct FakeBench {
+        gpu: Option<GpuFacts>,
+        probes: usize,
+        measured: Vec<String>,
+        status: Status,
+    }
+
+    impl Bench for FakeBench {
+        fn probe(&mut self) -> Option<GpuFacts> {
+            self.probes += 1;
+            self.gpu.clone()
+        }
+
+        fn measure(&mut self, example: &Example, key: &str, _limit: Duration) -> Record {
+            self.measured.push(example.id.clone());
+            let mut r = record(self.status, example.declaration.expect);
+            r.example = example.id.clone();
+            r.key = key.to_string();
+            r
+        }
+
+        fn describe(&self) -> String {
+            "the fake".into()
+        }
+    }
+
+    fn bench(gpu: bool) -> FakeBench {
+        FakeBench {
+            gpu: gpu.then(|| record(Status::Pass, Expectation::Pass).gpu.unwrap()),
+            probes: 0,
+            measured: Vec::new(),
+            status: Status::Pass,
+        }
+    }
+
+    /// A book with a fresh example `a`, a stale `b`, a missing `c` and a broken one.
+    fn book(mode: Mode) -> (tempfile::TempDir, Settings, Catalog) {
+        let (dir, mut settings) = settings_in(&[]);
+        settings.mode = mode;
+        let text = ["a", "b", "c"]
+            .iter()
+            .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
+            .collect::<String>()
+            + "```cuda run\n```\n";
+        let chapters = [ChapterText {
+            source_path: "ch.md".into(),
+            content: text,
+        }];
+        let catalog = Catalog::build(&settings, &chapters);
+        let store = Store::new(&settings.results);
+        for (id, key) in [
+            (
+                "a",
+                catalog.entries[0].resolved.as_ref().unwrap().key.as_str(),
+            ),
+            ("b", "old"),
+        ] {
+            let mut r = record(Status::Pass, Expectation::Pass);
+            r.example = id.into();
+            r.key = key.into();
+            store.write(&r).unwrap();
+        }
+        (dir, settings, catalog)
+    }
+
+    fn kinds(settled: &Settled) -> Vec<&'static str> {
+        settled
+            .outcomes
+            .iter()
+            .map(|o| match o {
+                Outcome::Fresh(_) => "fresh",
+                Outcome::Stale(_) => "stale",
+                Outcome::Missing => "missing",
+                Outcome::Broken(_) => "broken",
+            })
+            .collect()
+    }
+
+    // Frozen never asks for a GPU; the store alone decides each state.
+    #[test]
+    fn frozen_reads_the_store_only() {
+        let (_dir, settings, catalog) = book(Mode::Frozen);
+        let mut fake = bench(true);
+        let settled = settle(&catalog, &settings, &mut fake, &mut Vec::new()).unwrap();
+        assert_eq!(kinds(&settled), ["fresh", "stale", "missing", "broken"]);
+        assert_eq!(fake.probes, 0);
+    }
+
+    // Auto measures exactly the stale and missing examples and stores them at once.
+    #[test]
+    fn auto_measures_stale_and_missing_and_stores_them() {
+        let (_dir, settings, catalog) = book(Mode::Auto);
+        let mut fake = bench(true);
+        let mut progress = Vec::new();
+        let settled = settle(&catalog, &settings, &mut fake, &mut progress).unwrap();
+        assert_eq!(fake.measured, ["b", "c"]);
+        assert_eq!(fake.probes, 1);
+        assert_eq!(kinds(&settled), ["fresh", "fresh", "fresh", "broken"]);
+        let key_c = &catalog.entries[2].resolved.as_ref().unwrap().key;
+        let stored = Store::new(&settings.results).lookup("c", key_c).unwrap();
+        assert!(matches!(stored, cuda_runner::store::Lookup::Fresh(_)));
+        let progress = String::from_utf8(progress).unwrap();
+        assert!(
+            progress.contains("[cuda] measuring 2/2 c (elapsed 0:00)"),
+            "{progress}"
+        );
+    }
+
+    // Without a GPU, auto keeps stored states and says why.
+    #[test]
+    fn auto_without_gpu_keeps_states() {
+        let (_dir, settings, catalog) = book(Mode::Auto);
+        let mut fake = bench(false);
+        let mut progress = Vec::new();
+        let settled = settle(&catalog, &settings, &mut fake, &mut progress).unwrap();
+        assert_eq!(kinds(&settled), ["fresh", "stale", "missing", "broken"]);
+        assert!(
+            String::from_utf8(progress)
+                .unwrap()
+                .contains("no GPU answered the fake")
+        );
+    }
+
+    // Force measures every resolved example, and refuses to run without a GPU.
+    #[test]
+    fn force_measures_everything_or_fails() {
+        let (_dir, settings, catalog) = book(Mode::Force);
+        let mut fake = bench(true);
+        settle(&catalog, &settings, &mut fake, &mut Vec::new()).unwrap();
+        assert_eq!(fake.measured, ["a", "b", "c"]);
+        let err = settle(&catalog, &settings, &mut bench(false), &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("measure 3 examples"), "{err}");
+    }
+
+    // A failing example that declared its failure says so in the progress line.
+    #[test]
+    fn outcome_lines() {
+        let mut r = record(Status::Wrong, Expectation::Wrong);
+        assert_eq!(
+            outcome_line(&r),
+            "wrong, as declared: sum off by 12.5 (3.5 s)"
+        );
+        r.expect = Expectation::Pass;
+        assert_eq!(outcome_line(&r), "wrong: sum off by 12.5 (3.5 s)");
+        assert_eq!(
+            outcome_line(&record(Status::Pass, Expectation::Pass)),
+            "pass (3.5 s)"
+        );
+        assert_eq!(clock(Duration::from_secs(61)), "1:01");
+    }
+}

@@ -1,0 +1,175 @@
+//! What the book knows about one example's result, and whether that is a
+//! problem for a strict build (with the reason a reader of the build log
+//! needs to fix it).
+
+use cuda_runner::declaration::Expectation;
+use cuda_runner::example::Example;
+use cuda_runner::record::{Record, Status};
+use cuda_runner::store::Lookup;
+
+/// The state of an example after the store was read and, where the mode
+/// allowed, the example was measured.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A record for the current code (stored, or measured in this build).
+    Fresh(Record),
+    /// A record for an earlier version of the code.
+    Stale(Record),
+    /// No record.
+    Missing,
+    /// The example could not be resolved: the message names file, line and fix.
+    Broken(String),
+}
+
+impl From<Lookup> for Outcome {
+    fn from(lookup: Lookup) -> Self {
+        match lookup {
+            Lookup::Fresh(r) => Outcome::Fresh(r),
+            Lookup::Stale(r) => Outcome::Stale(r),
+            Lookup::Missing => Outcome::Missing,
+        }
+    }
+}
+
+impl Outcome {
+    /// The record for the current code, if any.
+    pub fn fresh(&self) -> Option<&Record> {
+        match self {
+            Outcome::Fresh(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Whether this example would be measured in `auto` mode.
+    pub fn needs_measuring(&self) -> bool {
+        matches!(self, Outcome::Stale(_) | Outcome::Missing)
+    }
+
+    /// Why a strict build must fail on this example, or `None` when its
+    /// stored result is current and what the example declared. `example`
+    /// is the resolved example (absent for broken ones), `results_file` the
+    /// record's path as shown to the reader.
+    pub fn problem(&self, example: Option<&Example>, results_file: &str) -> Option<String> {
+        let origin = example.map_or_else(String::new, |e| e.origin.file.clone());
+        match self {
+            Outcome::Fresh(r) if r.as_expected() => None,
+            Outcome::Fresh(r) if r.status == Status::Pass => Some(format!(
+                "passes, but it declares expect = \"{}\": drop the expect line if the bug is fixed",
+                expectation_word(r.expect)
+            )),
+            Outcome::Fresh(r) => Some(format!(
+                "{}{}: fix the kernel, or declare expect = \"{}\" in its header if the failure is the point",
+                status_words(r.status),
+                if r.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.message)
+                },
+                r.status.word()
+            )),
+            Outcome::Stale(r) if r.method_version != cuda_runner::METHOD_VERSION => Some(format!(
+                "stale: the measuring method changed (version {} to {}) since it was measured; run `mdbook build` on a GPU machine",
+                r.method_version,
+                cuda_runner::METHOD_VERSION
+            )),
+            Outcome::Stale(_) => Some(format!(
+                "stale: {origin} changed since it was measured; run `mdbook build` on a GPU machine"
+            )),
+            Outcome::Missing => Some(format!(
+                "not measured: {results_file} does not exist; run `mdbook build` on a GPU machine"
+            )),
+            Outcome::Broken(message) => Some(message.clone()),
+        }
+    }
+}
+
+/// A status as words: `compile error`.
+pub fn status_words(status: Status) -> String {
+    status.word().replace('-', " ")
+}
+
+/// An expectation as written in a header: `compile-error`.
+pub fn expectation_word(expect: Expectation) -> String {
+    serde_json::to_value(expect)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{expect:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::record;
+
+    // Each state that a strict build refuses gives a reason with the fix;
+    // current results that match their declaration are not problems.
+    #[test]
+    fn strict_classification() {
+        let pass = record(Status::Pass, Expectation::Pass);
+        let wrong_expected = record(Status::Wrong, Expectation::Wrong);
+        let wrong = record(Status::Wrong, Expectation::Pass);
+        let fixed = record(Status::Pass, Expectation::Wrong);
+        let mut old_method = pass.clone();
+        old_method.method_version = 0;
+        let cases: Vec<(Outcome, Option<&str>)> = vec![
+            (Outcome::Fresh(pass.clone()), None),
+            (Outcome::Fresh(wrong_expected), None),
+            (
+                Outcome::Fresh(wrong),
+                Some("wrong (sum off by 12.5): fix the kernel, or declare expect = \"wrong\""),
+            ),
+            (
+                Outcome::Fresh(fixed),
+                Some("passes, but it declares expect = \"wrong\""),
+            ),
+            (
+                Outcome::Stale(pass),
+                Some("stale: kernels/r/tree.cu changed since it was measured"),
+            ),
+            (
+                Outcome::Stale(old_method),
+                Some("the measuring method changed"),
+            ),
+            (
+                Outcome::Missing,
+                Some("not measured: results/r/tree.json does not exist"),
+            ),
+            (
+                Outcome::Broken("src/a.md:3: bad".into()),
+                Some("src/a.md:3: bad"),
+            ),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels/r");
+        std::fs::create_dir_all(&kernels).unwrap();
+        std::fs::write(kernels.join("tree.cu"), crate::test_support::KERNEL).unwrap();
+        let example = Example::from_file(
+            dir.path(),
+            &dir.path().join("kernels"),
+            "r/tree.cu",
+            None,
+            None,
+        )
+        .unwrap();
+        for (outcome, want) in cases {
+            let got = outcome.problem(Some(&example), "results/r/tree.json");
+            match want {
+                None => assert_eq!(got, None, "{outcome:?}"),
+                Some(w) => assert!(
+                    got.as_deref().unwrap_or("").contains(w),
+                    "{got:?} lacks {w}"
+                ),
+            }
+        }
+    }
+
+    // Only stale and missing results are re-measured in auto mode.
+    #[test]
+    fn what_auto_mode_measures() {
+        let pass = record(Status::Pass, Expectation::Pass);
+        assert!(!Outcome::Fresh(pass.clone()).needs_measuring());
+        assert!(Outcome::Stale(pass).needs_measuring());
+        assert!(Outcome::Missing.needs_measuring());
+        assert!(!Outcome::Broken(String::new()).needs_measuring());
+    }
+}

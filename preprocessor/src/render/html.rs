@@ -1,0 +1,365 @@
+//! HTML panels, directive values and ladders for mdBook's HTML renderer,
+//! written with `maud` (escaping by construction). Styles live in
+//! theme/cuda-measured.css; class names start with `cm-`.
+//!
+//! The HTML sits in markdown as an HTML block, which a blank line would end:
+//! text that may hold newlines is written through [`Flat`], which turns
+//! them into `&#10;`, and the only literal newlines are between elements.
+
+use super::{Panel, detail_lines, facts, has_ceiling, mark, verdict};
+use crate::figures;
+use crate::outcome::Outcome;
+use crate::values::{Ladder, Value};
+use cuda_runner::record::{Record, Status};
+use maud::{Markup, Render, html};
+use std::fmt::Write;
+
+/// Escaped text with its newlines as character references.
+struct Flat<'a>(&'a str);
+
+impl Render for Flat<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        let mut escaped = String::new();
+        maud::Escaper::new(&mut escaped)
+            .write_str(&self.0.replace("\r\n", "\n"))
+            .expect("writing to a String cannot fail");
+        buffer.push_str(&escaped.replace('\n', "&#10;"));
+    }
+}
+
+/// The results panel of one example.
+pub fn panel(p: &Panel<'_>) -> String {
+    let markup = match p.outcome {
+        Outcome::Fresh(r) => record_panel(p.id, r, false),
+        Outcome::Stale(r) => record_panel(p.id, r, true),
+        Outcome::Missing => missing_panel(p.id),
+        Outcome::Broken(message) => broken_panel(message, p.raw),
+    };
+    markup.into_string()
+}
+
+/// CSS classes of a record's panel.
+fn panel_class(record: &Record, stale: bool) -> String {
+    let mut class = String::from("cm-panel ");
+    class.push_str(match (stale, record.status) {
+        (true, _) => "cm-stale",
+        (false, Status::Pass) => "cm-pass",
+        (false, Status::Wrong) => "cm-wrong",
+        (false, _) => "cm-fail",
+    });
+    if record.status != Status::Pass && record.as_expected() {
+        class.push_str(" cm-expected");
+    }
+    if record.status == Status::Pass && !record.as_expected() {
+        class.push_str(" cm-unexpected");
+    }
+    class
+}
+
+fn record_panel(id: &str, r: &Record, stale: bool) -> Markup {
+    let failed = r.status != Status::Pass;
+    html! {
+        div class=(panel_class(r, stale)) data-example=(id) data-status=(r.status.word()) {
+            "\n"
+            div.cm-head {
+                span.cm-mark { (mark(r.status)) } " "
+                code.cm-id { (Flat(id)) } " "
+                span.cm-verdict { (Flat(&verdict(r))) } " "
+                span.cm-facts { (Flat(&facts(r))) }
+            }
+            "\n"
+            @if stale {
+                p.cm-note {
+                    "Measured for an earlier version of this code: these figures may no longer hold. Build on a GPU machine to measure it again."
+                }
+                "\n"
+            }
+            @if failed && !r.message.is_empty() {
+                p.cm-message { (Flat(&r.message)) }
+                "\n"
+            }
+            @if !r.sizes.is_empty() {
+                (sizes_table(r))
+                "\n"
+            }
+            (plan_details(r))
+            @if failed && !r.log.is_empty() {
+                "\n"
+                details.cm-log open {
+                    summary { "Log" }
+                    pre { (Flat(&r.log)) }
+                }
+            }
+            "\n"
+        }
+    }
+}
+
+fn sizes_table(r: &Record) -> Markup {
+    let ceiling = has_ceiling(r);
+    html! {
+        div.cm-table {
+            table.cm-sizes {
+                thead {
+                    tr {
+                        th { "N" } th { "median" } th { "min–max" } th { "samples" } th { "spread" }
+                        th { "GB/s" } th { "% peak" }
+                        @if ceiling { th title="% of the read ceiling measured in the same run" { "% ceiling" } }
+                        th { "error (tolerance)" } th { "check" } th { "labels" }
+                    }
+                }
+                "\n"
+                tbody {
+                    @for s in &r.sizes {
+                        tr class=(if s.pass { "cm-ok" } else { "cm-bad" }) {
+                            td { (s.n) }
+                            td { (figures::time_us(s.median_us)) }
+                            td { (figures::time_range_us(s.min_us, s.max_us)) }
+                            td { (s.samples) }
+                            td { (figures::fraction_as_percent(s.rel_spread)) }
+                            td { (figures::gbs_number(s.gbs)) }
+                            td { (figures::percent(s.pct_peak)) }
+                            @if ceiling { td { (s.pct_ceiling.map_or_else(|| "n/a".into(), figures::percent)) } }
+                            td { (figures::error(s.error)) " (" (figures::error(s.tolerance)) ")" }
+                            td.cm-check { (if s.pass { "✓" } else { "✗" }) }
+                            td { (Flat(&s.labels.join(", "))) }
+                        }
+                        "\n"
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn plan_details(r: &Record) -> Markup {
+    html! {
+        details.cm-plan {
+            summary { "Launch plan, build and edge checks" }
+            ul {
+                @for line in detail_lines(r) {
+                    li { (Flat(&line)) }
+                }
+            }
+        }
+    }
+}
+
+fn missing_panel(id: &str) -> Markup {
+    html! {
+        div.cm-panel.cm-missing data-example=(id) {
+            "\n"
+            div.cm-head {
+                span.cm-mark { "…" } " "
+                code.cm-id { (Flat(id)) } " "
+                span.cm-verdict { "not measured yet" }
+            }
+            "\n"
+            p.cm-note { "No result is stored for this example yet. Build the book on a machine with a GPU to measure it." }
+            "\n"
+        }
+    }
+}
+
+fn broken_panel(message: &str, raw: &str) -> Markup {
+    html! {
+        div.cm-panel.cm-error {
+            "\n"
+            div.cm-head {
+                span.cm-mark { "✗" } " "
+                span.cm-verdict { "this example cannot be run" }
+            }
+            "\n"
+            p.cm-message { (Flat(message)) }
+            "\n"
+            details.cm-source open {
+                summary { "The block as written" }
+                pre { (Flat(raw)) }
+            }
+            "\n"
+        }
+    }
+}
+
+/// A directive's value. Ladders standing alone on their line become a block.
+pub fn value(value: &Value, alone: bool) -> String {
+    match value {
+        Value::Figure { text, title } => {
+            html! { span.cm-value title=(title) { (text) } }.into_string()
+        }
+        Value::Unmeasured(reason) => {
+            html! { span.cm-unmeasured title=(reason) { "not measured" } }.into_string()
+        }
+        Value::Ladder(ladder) if alone => format!("{}\n", ladder_chart(ladder).into_string()),
+        Value::Ladder(ladder) => ladder_chart(ladder).into_string().replace('\n', ""),
+    }
+}
+
+/// A directive that cannot be read, shown where it was written.
+pub fn directive_error(message: &str) -> String {
+    html! { span.cm-directive-error { (Flat(message)) } }.into_string()
+}
+
+fn ladder_chart(ladder: &Ladder) -> Markup {
+    html! {
+        div.cm-ladder data-size=(ladder.size) {
+            "\n"
+            div.cm-ladder-title {
+                "GB/s at N = " (ladder.size)
+                @if let Some((gpu, peak)) = &ladder.gpu {
+                    " on " (gpu) ", bars in % of its " (figures::gbs(*peak)) " peak"
+                }
+            }
+            "\n"
+            @for rung in &ladder.rungs {
+                @match &rung.figure {
+                    Ok((gbs, pct, status)) => {
+                        div.cm-rung {
+                            span.cm-rung-label { code { (rung.id) } }
+                            span.cm-rung-bar {
+                                span class={ "cm-rung-fill cm-" (status.word()) }
+                                    style={ "width: " (format!("{:.1}", pct.clamp(0.0, 100.0))) "%" } {}
+                            }
+                            span.cm-rung-value { (figures::gbs(*gbs)) " · " (figures::percent(*pct)) }
+                        }
+                    }
+                    Err(reason) => {
+                        div.cm-rung.cm-rung-missing title=(reason) {
+                            span.cm-rung-label { code { (rung.id) } }
+                            span.cm-rung-bar {}
+                            span.cm-rung-value { "not measured" }
+                        }
+                    }
+                }
+                "\n"
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::record;
+    use cuda_runner::declaration::Expectation;
+
+    fn no_blank_lines(html: &str) {
+        assert!(
+            !html.lines().any(|l| l.trim().is_empty()),
+            "blank line in:\n{html}"
+        );
+    }
+
+    fn render(outcome: &Outcome) -> String {
+        panel(&Panel {
+            id: "r/tree",
+            outcome,
+            raw: "```cuda run file=x.cu\n\n```",
+        })
+    }
+
+    // Every panel kind carries its class, and none has a blank line that
+    // would end the HTML block early.
+    #[test]
+    fn panel_classes_and_no_blank_lines() {
+        let cases = [
+            (
+                Outcome::Fresh(record(Status::Pass, Expectation::Pass)),
+                "cm-panel cm-pass\"",
+            ),
+            (
+                Outcome::Fresh(record(Status::Wrong, Expectation::Wrong)),
+                "cm-panel cm-wrong cm-expected\"",
+            ),
+            (
+                Outcome::Fresh(record(Status::Fault, Expectation::Pass)),
+                "cm-panel cm-fail\"",
+            ),
+            (
+                Outcome::Fresh(record(Status::Pass, Expectation::Wrong)),
+                "cm-panel cm-pass cm-unexpected\"",
+            ),
+            (
+                Outcome::Stale(record(Status::Pass, Expectation::Pass)),
+                "cm-panel cm-stale\"",
+            ),
+            (Outcome::Missing, "cm-panel cm-missing\""),
+            (
+                Outcome::Broken("src/a.md:3: bad\nfix it".into()),
+                "cm-panel cm-error\"",
+            ),
+        ];
+        for (outcome, class) in cases {
+            let html = render(&outcome);
+            assert!(html.contains(class), "{class} not in {html}");
+            no_blank_lines(&html);
+        }
+    }
+
+    // A failure shows its message and its log, escaped, in an open <details>.
+    #[test]
+    fn failure_shows_message_and_escaped_log() {
+        let html = render(&Outcome::Fresh(record(Status::Wrong, Expectation::Pass)));
+        assert!(
+            html.contains("<p class=\"cm-message\">sum off by 12.5</p>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<details class=\"cm-log\" open><summary>Log</summary><pre>line one&#10;&#10;line &lt;three&gt;</pre></details>"),
+            "{html}"
+        );
+        let pass = render(&Outcome::Fresh(record(Status::Pass, Expectation::Pass)));
+        assert!(!pass.contains("cm-log"));
+    }
+
+    // The size table carries the formatted figures of each size.
+    #[test]
+    fn size_rows() {
+        let html = render(&Outcome::Fresh(record(Status::Pass, Expectation::Pass)));
+        for cell in [
+            "<td>2^28</td>",
+            "<td>251.2 µs</td>",
+            "<td>4275</td>",
+            "<td>89.1%</td>",
+            "3.1e-08 (1.0e-05)",
+            "tree: 528 x 512",
+        ] {
+            assert!(html.contains(cell), "{cell} not in {html}");
+        }
+        let stale = render(&Outcome::Stale(record(Status::Pass, Expectation::Pass)));
+        assert!(stale.contains("earlier version of this code"));
+    }
+
+    // A ladder's bars follow the data; inline ladders stay on one line.
+    #[test]
+    fn ladder_widths_follow_data() {
+        let ladder = Value::Ladder(Ladder {
+            size: cuda_runner::size::Size(1 << 28),
+            gpu: Some(("NVIDIA H200".into(), 4800.0)),
+            rungs: vec![
+                crate::values::Rung {
+                    id: "a".into(),
+                    figure: Ok((960.0, 20.0, Status::Pass)),
+                },
+                crate::values::Rung {
+                    id: "b".into(),
+                    figure: Err("`b` is not measured yet".into()),
+                },
+                crate::values::Rung {
+                    id: "c".into(),
+                    figure: Ok((5000.0, 104.2, Status::Wrong)),
+                },
+            ],
+        });
+        let block = value(&ladder, true);
+        assert!(block.contains("style=\"width: 20.0%\""), "{block}");
+        assert!(block.contains("style=\"width: 100.0%\""), "{block}");
+        assert!(block.contains("cm-rung-fill cm-wrong"), "{block}");
+        assert!(
+            block.contains("title=\"`b` is not measured yet\""),
+            "{block}"
+        );
+        no_blank_lines(&block);
+        assert!(!value(&ladder, false).contains('\n'));
+    }
+}

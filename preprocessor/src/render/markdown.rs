@@ -1,0 +1,201 @@
+//! Panels, directive values and ladders as plain markdown, for renderers
+//! other than HTML (mdBook's `markdown` output, PDF and e-book backends):
+//! a header line, a table of sizes, and failures as text blocks.
+
+use super::{Panel, code_fence, detail_lines, facts, has_ceiling, mark, verdict};
+use crate::figures;
+use crate::outcome::Outcome;
+use crate::values::{Ladder, Value};
+use cuda_runner::record::{Record, Status};
+
+/// The results panel of one example.
+pub fn panel(p: &Panel<'_>) -> String {
+    match p.outcome {
+        Outcome::Fresh(r) => record_panel(p.id, r, false),
+        Outcome::Stale(r) => record_panel(p.id, r, true),
+        Outcome::Missing => format!(
+            "*`{}`: not measured yet. Build the book on a machine with a GPU to measure it.*\n",
+            p.id
+        ),
+        Outcome::Broken(message) => format!(
+            "**This example cannot be run:** {}\n\n{}\n",
+            cell(message),
+            code_fence("text", p.raw)
+        ),
+    }
+}
+
+fn record_panel(id: &str, r: &Record, stale: bool) -> String {
+    let mut out = format!(
+        "**{} `{id}` {}** · {}\n",
+        mark(r.status),
+        verdict(r),
+        facts(r)
+    );
+    if stale {
+        out.push_str(
+            "\n*Measured for an earlier version of this code: these figures may no longer hold.*\n",
+        );
+    }
+    if r.status != Status::Pass && !r.message.is_empty() {
+        out.push_str(&format!("\n{}\n", cell(&r.message)));
+    }
+    if !r.sizes.is_empty() {
+        let ceiling = has_ceiling(r);
+        out.push_str(&format!(
+            "\n| N | median | min–max | samples | spread | GB/s | % peak |{} error (tolerance) | check | labels |\n",
+            if ceiling { " % ceiling |" } else { "" }
+        ));
+        out.push_str(&format!(
+            "|---:|---:|---:|---:|---:|---:|---:|{}---:|:---:|---|\n",
+            if ceiling { "---:|" } else { "" }
+        ));
+        for s in &r.sizes {
+            let ceiling_cell = match (ceiling, s.pct_ceiling) {
+                (false, _) => String::new(),
+                (true, Some(p)) => format!(" {} |", figures::percent(p)),
+                (true, None) => " n/a |".into(),
+            };
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |{ceiling_cell} {} ({}) | {} | {} |\n",
+                s.n,
+                figures::time_us(s.median_us),
+                figures::time_range_us(s.min_us, s.max_us),
+                s.samples,
+                figures::fraction_as_percent(s.rel_spread),
+                figures::gbs_number(s.gbs),
+                figures::percent(s.pct_peak),
+                figures::error(s.error),
+                figures::error(s.tolerance),
+                if s.pass { "✓" } else { "✗" },
+                cell(&s.labels.join(", ")),
+            ));
+        }
+    }
+    out.push('\n');
+    for line in detail_lines(r) {
+        out.push_str(&format!("- {}\n", cell(&line)));
+    }
+    if r.status != Status::Pass && !r.log.is_empty() {
+        out.push_str(&format!(
+            "\n{}\n",
+            code_fence("text", &r.log.replace("\r\n", "\n"))
+        ));
+    }
+    out
+}
+
+/// Text made safe for one table cell or line: no pipes, no newlines.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace("\r\n", " ")
+        .replace('\n', " ")
+}
+
+/// A directive's value.
+pub fn value(value: &Value, alone: bool) -> String {
+    match value {
+        Value::Figure { text, .. } => text.clone(),
+        Value::Unmeasured(_) => "*(not measured)*".into(),
+        // A table cannot interrupt a paragraph: open it with a blank line.
+        Value::Ladder(ladder) => {
+            let table = ladder_table(ladder);
+            if alone {
+                format!("\n{table}")
+            } else {
+                format!("\n\n{table}")
+            }
+        }
+    }
+}
+
+/// A directive that cannot be read.
+pub fn directive_error(message: &str) -> String {
+    format!("**[{}]**", cell(message))
+}
+
+fn ladder_table(ladder: &Ladder) -> String {
+    let mut out = format!(
+        "| example (N = {}) | GB/s | % of peak |\n|---|---:|---:|\n",
+        ladder.size
+    );
+    for rung in &ladder.rungs {
+        match &rung.figure {
+            Ok((gbs, pct, _)) => out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                rung.id,
+                figures::gbs_number(*gbs),
+                figures::percent(*pct)
+            )),
+            Err(_) => out.push_str(&format!("| `{}` | not measured | |\n", rung.id)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::record;
+    use cuda_runner::declaration::Expectation;
+
+    // A measured example reads as a header line and a table of sizes.
+    #[test]
+    fn measured_panel_is_a_table() {
+        let outcome = Outcome::Fresh(record(Status::Pass, Expectation::Pass));
+        let md = panel(&Panel {
+            id: "r/tree",
+            outcome: &outcome,
+            raw: "",
+        });
+        assert!(md.starts_with("**✓ `r/tree` pass** · NVIDIA H200"), "{md}");
+        assert!(md.contains("| 2^28 | 251.2 µs | 250.0–260.0 µs | 50 | 1.2% | 4275 | 89.1% | 3.1e-08 (1.0e-05) | ✓ |  |"), "{md}");
+    }
+
+    // A ladder is a table after a blank line; rungs without data say so.
+    #[test]
+    fn ladder_table() {
+        let ladder = Value::Ladder(Ladder {
+            size: cuda_runner::size::Size(1 << 28),
+            gpu: None,
+            rungs: vec![
+                crate::values::Rung {
+                    id: "a".into(),
+                    figure: Ok((960.0, 20.0, Status::Pass)),
+                },
+                crate::values::Rung {
+                    id: "b".into(),
+                    figure: Err("`b` is not measured yet".into()),
+                },
+            ],
+        });
+        assert_eq!(
+            value(&ladder, true),
+            "\n| example (N = 2^28) | GB/s | % of peak |\n|---|---:|---:|\n| `a` | 960 | 20.0% |\n| `b` | not measured | |\n"
+        );
+    }
+
+    // Failures keep their log in a text block; broken blocks show the source.
+    #[test]
+    fn failures_and_broken_blocks() {
+        let outcome = Outcome::Fresh(record(Status::Wrong, Expectation::Wrong));
+        let md = panel(&Panel {
+            id: "r/tree",
+            outcome: &outcome,
+            raw: "",
+        });
+        assert!(md.contains("wrong · expected failure"), "{md}");
+        assert!(
+            md.contains("```text\nline one\n\nline <three>\n```"),
+            "{md}"
+        );
+        let broken = Outcome::Broken("src/a.md:3: bad | worse".into());
+        let md = panel(&Panel {
+            id: "?",
+            outcome: &broken,
+            raw: "```cuda run\n```",
+        });
+        assert!(md.contains("bad \\| worse"), "{md}");
+        assert!(md.contains("````text\n```cuda run\n```\n````"), "{md}");
+    }
+}

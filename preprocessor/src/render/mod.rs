@@ -1,0 +1,234 @@
+//! Turns outcomes and directive values into what replaces them in a
+//! chapter: HTML panels for the `html` renderer ([`html`]), plain markdown
+//! tables for every other renderer ([`markdown`]). Each panel shape is
+//! written once per target, from the same [`Panel`] input.
+
+pub mod html;
+pub mod markdown;
+
+use crate::outcome::Outcome;
+use crate::values::Value;
+use cuda_runner::example::Example;
+use cuda_runner::record::{Record, Status};
+
+/// What the chapter is being prepared for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// mdBook's HTML renderer: panels are HTML.
+    Html,
+    /// Any other renderer: panels are markdown.
+    Markdown,
+}
+
+impl Target {
+    /// The target for an mdBook renderer name.
+    pub fn for_renderer(renderer: &str) -> Self {
+        if renderer == "html" {
+            Target::Html
+        } else {
+            Target::Markdown
+        }
+    }
+}
+
+/// Everything a results panel shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Panel<'a> {
+    /// Example id as shown.
+    pub id: &'a str,
+    /// What is known about its result.
+    pub outcome: &'a Outcome,
+    /// The block as the author wrote it (shown when it cannot be run).
+    pub raw: &'a str,
+}
+
+/// The text replacing a runnable block: the code to show (when the example
+/// resolved), then, unless the example's panel is under an earlier block,
+/// a blank line, the panel, and a blank line that closes it.
+pub fn block(target: Target, example: Option<&Example>, panel: Option<&Panel<'_>>) -> String {
+    let mut out = String::new();
+    if let Some(example) = example {
+        out.push_str(&code_fence("cpp", &example.display));
+    }
+    let Some(panel) = panel else {
+        return out;
+    };
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    let panel = match target {
+        Target::Html => html::panel(panel),
+        Target::Markdown => markdown::panel(panel),
+    };
+    out.push_str(panel.trim_end());
+    out.push('\n');
+    out
+}
+
+/// The text replacing a directive. `alone` says whether it stands alone on
+/// its line, where block content (a ladder) may open its own block.
+pub fn value(target: Target, value: &Value, alone: bool) -> String {
+    match target {
+        Target::Html => html::value(value, alone),
+        Target::Markdown => markdown::value(value, alone),
+    }
+}
+
+/// The text replacing a directive that cannot be read.
+pub fn directive_error(target: Target, message: &str) -> String {
+    match target {
+        Target::Html => html::directive_error(message),
+        Target::Markdown => markdown::directive_error(message),
+    }
+}
+
+/// A fenced code block whose fence is longer than any backtick run in
+/// `code`, so the code cannot close it early.
+pub fn code_fence(lang: &str, code: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let code = code.strip_suffix('\n').unwrap_or(code);
+    format!("{fence}{lang}\n{code}\n{fence}")
+}
+
+/// The verdict words of a record: `pass`, `wrong · expected failure`,
+/// `pass · but declared expect = "wrong"`.
+pub fn verdict(record: &Record) -> String {
+    let words = crate::outcome::status_words(record.status);
+    match (record.status == Status::Pass, record.as_expected()) {
+        (true, true) => words,
+        (false, true) => format!("{words} · expected failure"),
+        (true, false) => format!(
+            "{words} · but declared expect = \"{}\"",
+            crate::outcome::expectation_word(record.expect)
+        ),
+        (false, false) => words,
+    }
+}
+
+/// The GPU and toolchain facts of a record, for panel headers.
+pub fn facts(record: &Record) -> String {
+    let date = crate::figures::date(&record.measured_at);
+    match &record.gpu {
+        Some(g) => format!(
+            "{} · CC {} · {} SMs · NVRTC {} · measured {date}",
+            g.name, g.compute_capability, g.sm_count, g.nvrtc
+        ),
+        None => format!("no GPU reached · {date}"),
+    }
+}
+
+/// The lines of a panel's details: the launch plan and conditions of each
+/// size, the build, the ceilings measured alongside, and the edge checks.
+pub fn detail_lines(r: &Record) -> Vec<String> {
+    use crate::figures;
+    let mut lines = Vec::new();
+    for s in &r.sizes {
+        let mut line = format!("N = {}: {}", s.n, s.launches.join("; "));
+        if let Some(hot) = s.hot_median_us {
+            line.push_str(&format!(
+                "; hot (L2 warm, back to back) {}",
+                figures::time_us(hot)
+            ));
+        }
+        if s.sm_clock_mhz > 0.0 {
+            line.push_str(&format!("; SM clock {:.0} MHz", s.sm_clock_mhz));
+        }
+        if s.throttled_dropped > 0 {
+            line.push_str(&format!(
+                "; {} throttled sample(s) dropped",
+                s.throttled_dropped
+            ));
+        }
+        lines.push(line);
+    }
+    lines.push(format!(
+        "Problem {}; NVRTC options {}",
+        r.problem,
+        r.compile_options.join(" ")
+    ));
+    if !r.registers.is_empty() {
+        let regs: Vec<String> = r
+            .registers
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        lines.push(format!("Registers per thread: {}", regs.join(", ")));
+    }
+    if let Some(c) = &r.ceilings {
+        lines.push(format!(
+            "Measured alongside: read ceiling {}, copy ceiling {}, launch floor {}",
+            figures::gbs(c.read_gbs),
+            figures::gbs(c.copy_gbs),
+            figures::time_us(c.launch_floor_us)
+        ));
+    }
+    for e in &r.edge_checks {
+        lines.push(format!(
+            "Edge check N = {}: error {} (tolerance {}) {}",
+            e.n,
+            figures::error(e.error),
+            figures::error(e.tolerance),
+            if e.pass { "✓" } else { "✗" }
+        ));
+    }
+    lines
+}
+
+/// Whether any size has a % of the measured ceiling (older records do not).
+pub fn has_ceiling(r: &Record) -> bool {
+    r.sizes.iter().any(|s| s.pct_ceiling.is_some())
+}
+
+/// ✓ for a pass, ✗ otherwise.
+pub fn mark(status: Status) -> &'static str {
+    if status == Status::Pass { "✓" } else { "✗" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::record;
+    use cuda_runner::declaration::Expectation;
+
+    // Code holding backtick fences cannot close the fence it is shown in.
+    #[test]
+    fn code_fence_outgrows_backticks() {
+        assert_eq!(code_fence("cpp", "int x;\n"), "```cpp\nint x;\n```");
+        assert_eq!(code_fence("cpp", "a ```` b"), "`````cpp\na ```` b\n`````");
+    }
+
+    // The verdict says when a failure was the point, and when a declared bug is gone.
+    #[test]
+    fn verdict_wording() {
+        let cases = [
+            (Status::Pass, Expectation::Pass, "pass"),
+            (
+                Status::Wrong,
+                Expectation::Wrong,
+                "wrong · expected failure",
+            ),
+            (Status::CompileError, Expectation::Pass, "compile error"),
+            (
+                Status::Pass,
+                Expectation::Wrong,
+                "pass · but declared expect = \"wrong\"",
+            ),
+        ];
+        for (status, expect, want) in cases {
+            assert_eq!(verdict(&record(status, expect)), want);
+        }
+        assert_eq!(
+            facts(&record(Status::Pass, Expectation::Pass)),
+            "NVIDIA H200 · CC 9.0 · 132 SMs · NVRTC 13.0 · measured 2026-05-01"
+        );
+    }
+
+    // Renderer names map to targets: only html gets HTML.
+    #[test]
+    fn targets() {
+        assert_eq!(Target::for_renderer("html"), Target::Html);
+        assert_eq!(Target::for_renderer("markdown"), Target::Markdown);
+        assert_eq!(Target::for_renderer("test"), Target::Markdown);
+    }
+}

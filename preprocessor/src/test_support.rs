@@ -1,0 +1,75 @@
+//! Shared test data: a kernel that resolves, and records as the runner
+//! writes them.
+
+use cuda_runner::declaration::Expectation;
+use cuda_runner::record::{Record, Status};
+
+/// A complete kernel file with its declaration header.
+pub(crate) const KERNEL: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^28\"]\n[[launch]]\nkernel = \"tree\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\n// ANCHOR: body\nextern \"C\" __global__ void tree(const float* x, float* out, unsigned n) {}\n// ANCHOR_END: body\n";
+
+/// A record as the runner writes it: passing records have no message or
+/// log; failing ones have both, the log with a blank line and markup. Built
+/// from JSON so that fields the runner adds with defaults need no edit here.
+pub(crate) fn record(status: Status, expect: Expectation) -> Record {
+    let failed = status != Status::Pass;
+    let json = serde_json::json!({
+        "schema": cuda_runner::record::SCHEMA_VERSION,
+        "example": "r/tree",
+        "key": "k1",
+        "status": status,
+        "expect": expect,
+        "message": if failed { "sum off by 12.5" } else { "" },
+        "log": if failed { "line one\n\nline <three>" } else { "" },
+        "method_version": cuda_runner::METHOD_VERSION,
+        "problem": "sum_f32 v1",
+        "compile_options": ["-std=c++17"],
+        "gpu": {
+            "name": "NVIDIA H200",
+            "compute_capability": "9.0",
+            "sm_count": 132,
+            "l2_bytes": 62_914_560u64,
+            "memory_bytes": 151_397_597_184u64,
+            "peak_gbs": 4800.0,
+            "peak_source": "datasheet",
+            "driver": "580.1",
+            "cuda_driver_api": "13.0",
+            "nvrtc": "13.0"
+        },
+        "measured_at": "2026-05-01T12:00:00Z",
+        "wall_s": 3.5,
+        "registers": [["tree", 32]],
+        "sizes": [{
+            "n": 1u64 << 28,
+            "bytes": 1u64 << 30,
+            "launches": ["tree: 528 x 512, 0 B shared"],
+            "median_us": 251.24,
+            "min_us": 250.0,
+            "max_us": 260.0,
+            "samples": 50,
+            "rel_spread": 0.012,
+            "gbs": 4275.4,
+            "pct_peak": 89.07,
+            "error": 3.1e-8,
+            "tolerance": 1e-5,
+            "pass": !failed
+        }]
+    });
+    serde_json::from_value(json).expect("the test record matches the runner's schema")
+}
+
+/// A book folder holding `files` (path relative to the book, contents),
+/// with default settings in frozen mode.
+pub(crate) fn settings_in(files: &[(&str, &str)]) -> (tempfile::TempDir, crate::config::Settings) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("files have a folder"))
+            .expect("create folder");
+        std::fs::write(path, text).expect("write file");
+    }
+    let config = mdbook_preprocessor::config::Config::default();
+    let mut settings =
+        crate::config::Settings::load(dir.path(), &config, |_| None).expect("default settings");
+    settings.mode = crate::config::Mode::Frozen;
+    (dir, settings)
+}

@@ -1,0 +1,10 @@
+//! Integration tests of `mdbook-cuda`: fixture books under
+//! `tests/fixtures/<name>/` built with the real `mdbook` (see
+//! [`book_test`]), one module per concern, snapshots of the chapter HTML
+//! between `<main>` and `</main>`.
+
+mod book_test;
+mod directives;
+mod panels;
+mod strict;
+mod subcommands;

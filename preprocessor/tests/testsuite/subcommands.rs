@@ -1,0 +1,63 @@
+//! The `mdbook-cuda` subcommands and mdBook's other entry points.
+
+use crate::book_test::BookTest;
+
+// mdBook asks `supports` before every build; every renderer is handled.
+#[test]
+fn supports_every_renderer() {
+    let test = BookTest::from_fixture("fresh");
+    for renderer in ["html", "markdown", "test", "epub"] {
+        test.mdbook_cuda(&["supports", renderer]).assert_success();
+    }
+}
+
+// `status` lists each example's state and fails when a strict build would.
+#[test]
+fn status_lists_states() {
+    let stale = BookTest::from_fixture("stale").mdbook_cuda(&["status"]);
+    stale.assert_failure();
+    assert!(
+        stale
+            .stdout
+            .contains("stale  reductions/stride  src/stale.md:5"),
+        "{}",
+        stale.stdout
+    );
+    let fresh = BookTest::from_fixture("fresh").mdbook_cuda(&["status"]);
+    fresh.assert_success();
+    assert!(
+        fresh
+            .stdout
+            .contains("current (expected failure)  reductions/racy"),
+        "{}",
+        fresh.stdout
+    );
+}
+
+// `check` reports examples that cannot be resolved, without needing NVRTC.
+#[test]
+fn check_reports_unresolvable_examples() {
+    let test = BookTest::from_fixture("malformed");
+    let run = test.mdbook_cuda(&["check", "--book", &test.root().to_string_lossy()]);
+    run.assert_failure();
+    assert!(run.stdout.contains("FAIL  ?"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("src/mistakes.md:16: kernels/reductions/nope.cu:1"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("7 example(s) checked for sm_90"),
+        "{}",
+        run.stdout
+    );
+}
+
+// `mdbook test` (rustdoc on Rust blocks) is not broken by CUDA examples.
+#[test]
+fn mdbook_test_still_works() {
+    BookTest::from_fixture("fresh")
+        .mdbook(&["test"])
+        .assert_success();
+}

@@ -1,0 +1,39 @@
+# Shared set-up for the scripts in this folder: paths, the pinned mdbook,
+# and NVRTC for compile-only checks. Sourced, not run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MDBOOK_VERSION=0.5.4
+NVRTC_VERSION=13.0.88
+TOOLS="$ROOT/.tools"
+
+# mdbook: a carried bundle (dist/bin) on machines without cargo, else the
+# pinned version installed into .tools/ on first use.
+ensure_mdbook() {
+    if [[ -x "$ROOT/dist/bin/mdbook" ]] && ! command -v cargo >/dev/null; then
+        MDBOOK="$ROOT/dist/bin/mdbook"
+        return
+    fi
+    if [[ ! -x "$TOOLS/bin/mdbook" ]] || ! "$TOOLS/bin/mdbook" --version | grep -q "$MDBOOK_VERSION"; then
+        echo "[setup] installing mdbook $MDBOOK_VERSION into .tools/ (once)" >&2
+        cargo install mdbook --version "$MDBOOK_VERSION" --locked --root "$TOOLS" --quiet
+    fi
+    MDBOOK="$TOOLS/bin/mdbook"
+}
+
+# NVRTC from PyPI for compile-only checks on machines without CUDA.
+ensure_nvrtc() {
+    if [[ -n "${CUDA_MEASURED_NVRTC_DIR:-}" ]]; then
+        export LD_LIBRARY_PATH="$CUDA_MEASURED_NVRTC_DIR:${LD_LIBRARY_PATH:-}"
+        return
+    fi
+    for dir in /usr/local/cuda/lib64 "$TOOLS/nvrtc/nvidia/cu13/lib"; do
+        if [[ -e "$dir/libnvrtc.so.13" ]]; then
+            export LD_LIBRARY_PATH="$dir:${LD_LIBRARY_PATH:-}"
+            return
+        fi
+    done
+    echo "[setup] installing NVRTC $NVRTC_VERSION from PyPI into .tools/nvrtc (once)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+        --target "$TOOLS/nvrtc" "nvidia-cuda-nvrtc==$NVRTC_VERSION"
+    export LD_LIBRARY_PATH="$TOOLS/nvrtc/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
+}

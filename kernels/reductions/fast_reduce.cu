@@ -1,13 +1,13 @@
 /*+++
 problem = "sum_f32"
-sizes = ["2^20", "2^22", "2^24", "2^26", "2^28"]
-# Enough blocks to fill every SM (four 512-thread blocks each, 2048 threads,
+sizes = ["2^16", "2^18", "2^20", "2^22", "2^24", "2^26", "2^28", "2^30"]
+# Enough blocks to fill every SM (two 1024-thread blocks each, 2048 threads,
 # the SM's limit) and no more: each thread then loops over many elements.
 # Small inputs get fewer blocks, one float4 per thread.
 [[launch]]
 kernel = "reduce_fast"
-grid = "min(ceil_div(n, 2048), sms * 4)"
-block = 512
+grid = "min(ceil_div(n, 4096), sms * 2)"
+block = 1024
 args = ["input", "out", "n"]
 +++*/
 

@@ -35,7 +35,9 @@ pub struct Compiled {
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     /// NVRTC is not installed where the loader looks.
-    #[error("NVRTC (libnvrtc.so) was not found: install CUDA 13 or `pip install nvidia-cuda-nvrtc==13.0.88` and add its nvidia/cu13/lib to LD_LIBRARY_PATH")]
+    #[error(
+        "NVRTC (libnvrtc.so) was not found: install CUDA 13 or `pip install nvidia-cuda-nvrtc==13.0.88` and add its nvidia/cu13/lib to LD_LIBRARY_PATH"
+    )]
     NoNvrtc,
     /// The source does not compile.
     #[error("{first_error}")]
@@ -68,7 +70,12 @@ fn nvrtc_present() -> bool {
 
 /// Compiles `example` for `arch` (e.g. `sm_90`).
 pub fn compile(example: &Example, arch: &str) -> Result<Compiled, CompileError> {
-    compile_source(&example.source, &example.origin.file, options_for(example), arch)
+    compile_source(
+        &example.source,
+        &example.origin.file,
+        options_for(example),
+        arch,
+    )
 }
 
 /// Compiles a source text named `file` with `options` for `arch`.
@@ -103,7 +110,8 @@ pub fn compile_source(
             std::ptr::null(),
             std::ptr::null(),
         ))?;
-        let compiled = sys::nvrtcCompileProgram(prog, option_ptrs.len() as c_int, option_ptrs.as_ptr());
+        let compiled =
+            sys::nvrtcCompileProgram(prog, option_ptrs.len() as c_int, option_ptrs.as_ptr());
         let log = program_log(prog);
         let result = if compiled == sys::nvrtcResult::NVRTC_SUCCESS {
             cubin(prog).map(|cubin| Compiled {
@@ -172,6 +180,9 @@ mod tests {
     #[test]
     fn first_error_is_picked_from_the_log() {
         let log = "kernels/a.cu(3): warning: unused\nkernels/a.cu(7): error: identifier \"x\" is undefined\n1 error detected";
-        assert_eq!(first_error(log), "kernels/a.cu(7): error: identifier \"x\" is undefined");
+        assert_eq!(
+            first_error(log),
+            "kernels/a.cu(7): error: identifier \"x\" is undefined"
+        );
     }
 }

@@ -134,7 +134,9 @@ impl Declaration {
             ));
         }
         if self.sizes.is_empty() {
-            return invalid("`sizes` is empty: list at least one size, e.g. sizes = [\"2^20\"]".into());
+            return invalid(
+                "`sizes` is empty: list at least one size, e.g. sizes = [\"2^20\"]".into(),
+            );
         }
         if self.sizes.iter().any(|s| s.0 == 0) {
             return invalid("a size of 0 has nothing to measure: remove it from `sizes`".into());

@@ -72,6 +72,9 @@ fn kernel_driver_version() -> Option<String> {
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
     let line = text.lines().next()?;
     line.split_whitespace()
-        .find(|w| w.chars().filter(|c| *c == '.').count() >= 1 && w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .find(|w| {
+            w.chars().filter(|c| *c == '.').count() >= 1
+                && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        })
         .map(str::to_string)
 }

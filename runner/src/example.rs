@@ -71,13 +71,15 @@ impl Example {
         let text = std::fs::read_to_string(&path).map_err(|e| {
             fail(
                 1,
-                format!("cannot read the kernel file ({e}); `file=` is relative to the kernels folder"),
+                format!(
+                    "cannot read the kernel file ({e}); `file=` is relative to the kernels folder"
+                ),
             )
         })?;
         let text = text.replace("\r\n", "\n");
         let declaration = parse_declaration(&text, &shown_path, 1)?;
-        let display = source::display_code(&text, anchor, &shown_path)
-            .map_err(|e| fail(1, e.to_string()))?;
+        let display =
+            source::display_code(&text, anchor, &shown_path).map_err(|e| fail(1, e.to_string()))?;
         let dir = path.parent().unwrap_or(kernels_dir);
         let compiled = source::expand(&text, &shown_path, 1, dir, kernels_dir)
             .map_err(|e| fail(1, e.to_string()))?;
@@ -116,7 +118,8 @@ impl Example {
             },
             message,
         };
-        let display = source::display_code(&body, None, chapter_file).map_err(|e| fail(e.to_string()))?;
+        let display =
+            source::display_code(&body, None, chapter_file).map_err(|e| fail(e.to_string()))?;
         let compiled = source::expand(&body, chapter_file, body_line, chapter_dir, kernels_dir)
             .map_err(|e| fail(e.to_string()))?;
         Ok(Example {
@@ -132,7 +135,11 @@ impl Example {
     }
 }
 
-fn parse_declaration(text: &str, file: &str, first_line: usize) -> Result<Declaration, ExampleError> {
+fn parse_declaration(
+    text: &str,
+    file: &str,
+    first_line: usize,
+) -> Result<Declaration, ExampleError> {
     let at = |line: usize, message: String| ExampleError {
         origin: Origin {
             file: file.to_string(),
@@ -171,7 +178,8 @@ mod tests {
     #[test]
     fn inline_example_keeps_chapter_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let ex = Example::from_inline(dir.path(), "src/ch.md", dir.path(), BODY, 42, "demo").unwrap();
+        let ex =
+            Example::from_inline(dir.path(), "src/ch.md", dir.path(), BODY, 42, "demo").unwrap();
         assert!(ex.source.starts_with("#line 42 \"src/ch.md\"\n"));
         assert!(ex.display.starts_with("extern \"C\""));
         assert_eq!(ex.id, "demo");
@@ -182,7 +190,8 @@ mod tests {
     fn header_errors_name_the_chapter_line() {
         let dir = tempfile::tempdir().unwrap();
         let bad = BODY.replace("sizes", "sises");
-        let err = Example::from_inline(dir.path(), "src/ch.md", dir.path(), &bad, 42, "demo").unwrap_err();
+        let err = Example::from_inline(dir.path(), "src/ch.md", dir.path(), &bad, 42, "demo")
+            .unwrap_err();
         assert_eq!(err.origin.line, 42);
         assert!(err.to_string().starts_with("src/ch.md:42:"), "{err}");
     }
@@ -193,8 +202,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let kernels = dir.path().join("kernels");
         std::fs::create_dir_all(kernels.join("reductions")).unwrap();
-        std::fs::write(kernels.join("reductions/tree.cu"), BODY.replace('\n', "\r\n")).unwrap();
-        let ex = Example::from_file(dir.path(), &kernels, "reductions/tree.cu", None, None).unwrap();
+        std::fs::write(
+            kernels.join("reductions/tree.cu"),
+            BODY.replace('\n', "\r\n"),
+        )
+        .unwrap();
+        let ex =
+            Example::from_file(dir.path(), &kernels, "reductions/tree.cu", None, None).unwrap();
         assert_eq!(ex.id, "reductions/tree");
         assert_eq!(ex.origin.file, "kernels/reductions/tree.cu");
         assert!(!ex.source.contains('\r'));

@@ -61,17 +61,23 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
     let problem = problem::lookup(&decl.problem).ok_or_else(|| {
         Stop::new(
             Status::LaunchError,
-            format!("unknown problem `{}`; known: {}", decl.problem, problem::names().join(", ")),
+            format!(
+                "unknown problem `{}`; known: {}",
+                decl.problem,
+                problem::names().join(", ")
+            ),
         )
     })?;
-    let (ctx, facts) = device::open()
-        .map_err(|e| Stop::new(Status::Fault, format!("no usable GPU: {e}")))?;
+    let (ctx, facts) =
+        device::open().map_err(|e| Stop::new(Status::Fault, format!("no usable GPU: {e}")))?;
     // Single stream, explicit synchronisation: no per-allocation events.
     // SAFETY: everything below runs on the one default stream.
     unsafe { ctx.disable_event_tracking() };
     let arch = device::arch_of(&facts);
     record.gpu = Some(facts.clone());
-    record.compile_options.push(format!("--gpu-architecture={arch}"));
+    record
+        .compile_options
+        .push(format!("--gpu-architecture={arch}"));
 
     let compiled = crate::compile::compile(example, &arch).map_err(|e| match e {
         crate::compile::CompileError::Source { first_error, log } => Stop {
@@ -86,7 +92,12 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
     }
     let module = ctx
         .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))
-        .map_err(|e| Stop::new(Status::LaunchError, format!("the driver refused the compiled module: {e}")))?;
+        .map_err(|e| {
+            Stop::new(
+                Status::LaunchError,
+                format!("the driver refused the compiled module: {e}"),
+            )
+        })?;
     let mut functions = BTreeMap::new();
     for spec in &decl.launches {
         if functions.contains_key(&spec.kernel) {
@@ -108,11 +119,18 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
         functions.insert(spec.kernel.clone(), f);
     }
 
-    let mut timer = Timer::new(&ctx, &arch, facts.sm_count, facts.l2_bytes)
-        .map_err(|e| Stop::new(Status::Fault, format!("the measuring support failed: {e:#}")))?;
-    let ceilings = timer
-        .ceilings()
-        .map_err(|e| Stop::new(Status::Fault, format!("measuring the ceilings failed: {e:#}")))?;
+    let mut timer = Timer::new(&ctx, &arch, facts.sm_count, facts.l2_bytes).map_err(|e| {
+        Stop::new(
+            Status::Fault,
+            format!("the measuring support failed: {e:#}"),
+        )
+    })?;
+    let ceilings = timer.ceilings().map_err(|e| {
+        Stop::new(
+            Status::Fault,
+            format!("measuring the ceilings failed: {e:#}"),
+        )
+    })?;
     record.ceilings = Some(ceilings.clone());
 
     let mut runner = SizeRunner {
@@ -150,7 +168,11 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
         record.sizes.push(result);
     }
     let all_pass = record.sizes.iter().all(|s| s.pass) && record.edge_checks.iter().all(|c| c.pass);
-    record.status = if all_pass { Status::Pass } else { Status::Wrong };
+    record.status = if all_pass {
+        Status::Pass
+    } else {
+        Status::Wrong
+    };
     Ok(())
 }
 
@@ -170,9 +192,17 @@ impl From<RunError> for SizeError {
 
 fn at_size(e: SizeError, n: u64) -> Stop {
     match e {
-        SizeError::Declared(msg) => Stop::new(Status::LaunchError, format!("at n = {}: {msg}", Size(n))),
-        SizeError::Run(RunError::Launch(err)) => Stop::new(Status::LaunchError, format!("at n = {}: launch refused: {err}", Size(n))),
-        SizeError::Run(RunError::Fault(err)) => Stop::new(Status::Fault, format!("at n = {}: the kernel faulted: {err}", Size(n))),
+        SizeError::Declared(msg) => {
+            Stop::new(Status::LaunchError, format!("at n = {}: {msg}", Size(n)))
+        }
+        SizeError::Run(RunError::Launch(err)) => Stop::new(
+            Status::LaunchError,
+            format!("at n = {}: launch refused: {err}", Size(n)),
+        ),
+        SizeError::Run(RunError::Fault(err)) => Stop::new(
+            Status::Fault,
+            format!("at n = {}: the kernel faulted: {err}", Size(n)),
+        ),
     }
 }
 
@@ -207,7 +237,8 @@ impl SizeRunner<'_> {
         let plan = launch_plan::resolve(&self.example.declaration, n, self.sms)
             .map_err(|e| SizeError::Declared(e.to_string()))?;
         let stream = self.ctx.default_stream();
-        let buffers = Buffers::allocate(self.problem, &plan, n, &stream).map_err(measure::classify_queue_error)?;
+        let buffers = Buffers::allocate(self.problem, &plan, n, &stream)
+            .map_err(measure::classify_queue_error)?;
         let args = bind_args(&plan, &buffers).map_err(SizeError::Declared)?;
         for l in &plan.launches {
             if l.shared > 48 * 1024 {
@@ -223,24 +254,37 @@ impl SizeRunner<'_> {
         let work = |s: &Arc<CudaStream>| launch_all(s, functions, &plan.launches, &args);
 
         // Correctness run: identities set, everything else poisoned.
-        buffers.reset(&stream, true).map_err(measure::classify_queue_error)?;
+        buffers
+            .reset(&stream, true)
+            .map_err(measure::classify_queue_error)?;
         work(&stream).map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
-        let mut check = buffers.check(self.problem, n, &stream).map_err(RunError::Fault)?;
+        let mut check = buffers
+            .check(self.problem, n, &stream)
+            .map_err(RunError::Fault)?;
 
         let Some(t) = timing else {
-            return Ok(Outcome { check, figures: None });
+            return Ok(Outcome {
+                check,
+                figures: None,
+            });
         };
         let samples = t
             .timer
             .cold(&measure::POLICY, |s| buffers.reset(s, false), work)?;
         // The last timed run's answer must be right too.
-        let after = buffers.check(self.problem, n, &stream).map_err(RunError::Fault)?;
+        let after = buffers
+            .check(self.problem, n, &stream)
+            .map_err(RunError::Fault)?;
         if !after.pass && check.pass {
             check = after;
         }
         let median_us = samples.median();
-        let hot_median_us = if median_us < HOT_LIMIT_US { Some(t.timer.hot(work)?) } else { None };
+        let hot_median_us = if median_us < HOT_LIMIT_US {
+            Some(t.timer.hot(work)?)
+        } else {
+            None
+        };
         let bytes = plan.bytes.unwrap_or_else(|| self.problem.bytes(n));
         let gbs = bytes as f64 / (median_us * 1e-6) / 1e9;
         let mut labels = Vec::new();
@@ -353,8 +397,18 @@ impl Buffers {
             .iter()
             .find(|(n, ..)| n == name)
             .map(|(_, _, d)| find(d))
-            .or_else(|| self.outputs.iter().find(|(n, ..)| n == name).map(|(_, _, d)| find(d)))
-            .or_else(|| self.scratch.iter().find(|(n, _)| n == name).map(|(_, d)| find(d)))
+            .or_else(|| {
+                self.outputs
+                    .iter()
+                    .find(|(n, ..)| n == name)
+                    .map(|(_, _, d)| find(d))
+            })
+            .or_else(|| {
+                self.scratch
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, d)| find(d))
+            })
     }
 
     /// Sets accumulators to their identity; with `poison`, also fills other
@@ -377,12 +431,21 @@ impl Buffers {
         Ok(())
     }
 
-    fn check(&self, problem: &dyn Problem, n: u64, stream: &Arc<CudaStream>) -> Result<problem::CheckOutcome, DriverError> {
+    fn check(
+        &self,
+        problem: &dyn Problem,
+        n: u64,
+        stream: &Arc<CudaStream>,
+    ) -> Result<problem::CheckOutcome, DriverError> {
         let mut outs = Vec::new();
         for (name, _, dev) in &self.outputs {
             outs.push((name.as_str(), stream.clone_dtoh(dev)?));
         }
-        let inputs: Vec<(&str, &[f32])> = self.inputs.iter().map(|(k, h, _)| (k.as_str(), h.as_slice())).collect();
+        let inputs: Vec<(&str, &[f32])> = self
+            .inputs
+            .iter()
+            .map(|(k, h, _)| (k.as_str(), h.as_slice()))
+            .collect();
         let outputs: Vec<(&str, &[f32])> = outs.iter().map(|(k, v)| (*k, v.as_slice())).collect();
         Ok(problem.check(n, &inputs, &outputs))
     }

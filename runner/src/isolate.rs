@@ -24,7 +24,12 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
 
 /// Measures `example` in a child process of `runner_exe` and returns its
 /// record. Never fails: every way the child can end is a [`Status`].
-pub fn measure_isolated(runner_exe: &Path, example: &Example, key: &str, limit: Duration) -> Record {
+pub fn measure_isolated(
+    runner_exe: &Path,
+    example: &Example,
+    key: &str,
+    limit: Duration,
+) -> Record {
     let started = Instant::now();
     let mut record = match run_child(runner_exe, example, key, limit) {
         Ok(r) => r,
@@ -38,10 +43,17 @@ pub fn measure_isolated(runner_exe: &Path, example: &Example, key: &str, limit: 
 
 type ChildFailure = (Status, String, String);
 
-fn run_child(runner_exe: &Path, example: &Example, key: &str, limit: Duration) -> Result<Record, ChildFailure> {
+fn run_child(
+    runner_exe: &Path,
+    example: &Example,
+    key: &str,
+    limit: Duration,
+) -> Result<Record, ChildFailure> {
     let job = serde_json::to_vec(&Job { example, key }).expect("jobs serialise");
     let mut job_file = tempfile::NamedTempFile::new().map_err(|e| spawn_failure(runner_exe, e))?;
-    job_file.write_all(&job).map_err(|e| spawn_failure(runner_exe, e))?;
+    job_file
+        .write_all(&job)
+        .map_err(|e| spawn_failure(runner_exe, e))?;
     let mut child = Command::new(runner_exe)
         .arg("measure")
         .arg("--job")

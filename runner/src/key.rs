@@ -52,7 +52,10 @@ mod tests {
     // Moving an example within its chapter keeps its stored result fresh.
     #[test]
     fn position_does_not_change_the_key() {
-        assert_eq!(example_key(&inline(BODY, 3)), example_key(&inline(BODY, 300)));
+        assert_eq!(
+            example_key(&inline(BODY, 3)),
+            example_key(&inline(BODY, 300))
+        );
     }
 
     // Any edit to the kernel or its plan makes the stored result stale.
@@ -60,7 +63,10 @@ mod tests {
     fn source_and_plan_edits_change_the_key() {
         let base = example_key(&inline(BODY, 3));
         assert_ne!(base, example_key(&inline(&BODY.replace("{}", "{ }"), 3)));
-        assert_ne!(base, example_key(&inline(&BODY.replace("block = 32", "block = 64"), 3)));
+        assert_ne!(
+            base,
+            example_key(&inline(&BODY.replace("block = 32", "block = 64"), 3))
+        );
         assert_eq!(base.len(), 64);
     }
 }

@@ -27,7 +27,10 @@ pub struct Launch {
 impl Launch {
     /// `grid x block, shared B` for the results panel.
     pub fn describe(&self) -> String {
-        format!("{}: {} x {}, {} B shared", self.kernel, self.grid, self.block, self.shared)
+        format!(
+            "{}: {} x {}, {} B shared",
+            self.kernel, self.grid, self.block, self.shared
+        )
     }
 }
 
@@ -70,8 +73,14 @@ pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, Pla
         if grid == 0 || block == 0 {
             return Err(PlanError {
                 what: format!("launch {i} {}", if grid == 0 { "grid" } else { "block" }),
-                expr: if grid == 0 { spec.grid.as_text() } else { spec.block.as_text() },
-                message: format!("evaluates to 0 at n = {n}: a launch needs at least one block of one thread"),
+                expr: if grid == 0 {
+                    spec.grid.as_text()
+                } else {
+                    spec.block.as_text()
+                },
+                message: format!(
+                    "evaluates to 0 at n = {n}: a launch needs at least one block of one thread"
+                ),
             });
         }
         scalars.insert(format!("grid{i}"), u64::from(grid));
@@ -88,7 +97,10 @@ pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, Pla
     }
     let mut scratch = BTreeMap::new();
     for (name, expr) in &decl.scratch {
-        scratch.insert(name.clone(), eval(expr, &scalars, &format!("scratch {name}"))?);
+        scratch.insert(
+            name.clone(),
+            eval(expr, &scalars, &format!("scratch {name}"))?,
+        );
     }
     let bytes = decl
         .bytes
@@ -142,7 +154,9 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u64, Pl
             let t = arg.as_fixed_len_tuple(2)?;
             let (a, b): (i64, i64) = (t[0].as_int()?, t[1].as_int()?);
             if b <= 0 {
-                return Err(EvalexprError::CustomMessage("ceil_div by zero or a negative number".into()));
+                return Err(EvalexprError::CustomMessage(
+                    "ceil_div by zero or a negative number".into(),
+                ));
             }
             Ok(Value::from_int((a + b - 1).div_euclid(b)))
         }),
@@ -184,7 +198,9 @@ mod tests {
     // A typo in an expression names the field and lists what is allowed.
     #[test]
     fn bad_expression_names_field_and_vocabulary() {
-        let err = resolve(&decl("ceil_div(n, blocks)"), 10, 132).unwrap_err().to_string();
+        let err = resolve(&decl("ceil_div(n, blocks)"), 10, 132)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("launch 0 grid"), "{err}");
         assert!(err.contains("ceil_div(a, b)"), "{err}");
     }

@@ -17,6 +17,7 @@ pub mod isolate;
 pub mod key;
 pub mod launch_plan;
 pub mod measure;
+pub mod peers;
 pub mod problem;
 pub mod record;
 pub mod repeatability;

@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(name = "cuda-runner", version, about = "Compile, run, check and time CUDA examples")]
+#[command(
+    name = "cuda-runner",
+    version,
+    about = "Compile, run, check and time CUDA examples"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -52,6 +56,19 @@ enum Command {
         /// Records of the second run.
         second: PathBuf,
     },
+    /// Combine the book's record of its kernel with the peers' JSON lines
+    /// (bench/peers/run.sh) into the stored comparison, printed as JSON.
+    Peers {
+        /// The problem compared.
+        #[arg(long, default_value = "sum_f32")]
+        problem: String,
+        /// The book kernel's record (e.g. results/reductions/fast_reduce.json).
+        #[arg(long)]
+        ours: PathBuf,
+        /// The peers' JSON lines.
+        #[arg(long)]
+        peers: PathBuf,
+    },
     /// Child-process entry: measure the job in FILE and print its record as JSON.
     #[command(hide = true)]
     Measure {
@@ -63,10 +80,26 @@ enum Command {
 
 fn main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { paths, json, timeout_s } => run(&paths, json, Duration::from_secs(timeout_s)),
+        Command::Run {
+            paths,
+            json,
+            timeout_s,
+        } => run(&paths, json, Duration::from_secs(timeout_s)),
         Command::Check { paths, arch } => check(&paths, &arch),
         Command::Device { json } => device_facts(json),
         Command::Measure { job } => measure(&job),
+        Command::Peers {
+            problem,
+            ours,
+            peers,
+        } => {
+            let record: Record = serde_json::from_str(&std::fs::read_to_string(&ours)?)
+                .with_context(|| format!("{} is not a record", ours.display()))?;
+            let lines = std::fs::read_to_string(&peers)?;
+            let report = cuda_runner::peers::combine(&problem, &record, &lines)?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(())
+        }
         Command::Repeatability { first, second } => {
             let report = cuda_runner::repeatability::compare(&first, &second)?;
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -89,7 +122,8 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
             report::elapsed(started.elapsed())
         );
         let key = key::example_key(example);
-        let record = isolate::measure_isolated(&exe, example, &key, isolate::limit_for(example, limit));
+        let record =
+            isolate::measure_isolated(&exe, example, &key, isolate::limit_for(example, limit));
         eprintln!("[cuda-runner]   -> {}", report::outcome_line(&record));
         records.push(record);
     }
@@ -106,7 +140,12 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
     let mut failed = 0;
     for example in &examples {
         match compile::compile(example, arch) {
-            Ok(c) => println!("ok     {:<40} {} bytes of {}", example.id, c.cubin.len(), c.arch),
+            Ok(c) => println!(
+                "ok     {:<40} {} bytes of {}",
+                example.id,
+                c.cubin.len(),
+                c.arch
+            ),
             Err(e) => {
                 failed += 1;
                 println!("FAILED {:<40} {e}", example.id);
@@ -136,7 +175,8 @@ fn device_facts(json: bool) -> Result<()> {
 }
 
 fn measure(job: &Path) -> Result<()> {
-    let text = std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    let text =
+        std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
     let job: isolate::OwnedJob = serde_json::from_str(&text).context("parsing the job")?;
     let record: Record = execute::run_example(&job.example, &job.key);
     println!("{}", serde_json::to_string(&record)?);
@@ -156,14 +196,20 @@ fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
     files.sort();
     let mut examples = Vec::new();
     for file in files {
-        let abs = file.canonicalize().with_context(|| format!("{}", file.display()))?;
+        let abs = file
+            .canonicalize()
+            .with_context(|| format!("{}", file.display()))?;
         let kernels = abs
             .ancestors()
             .find(|a| a.file_name().is_some_and(|n| n == "kernels"))
             .map(Path::to_path_buf)
             .unwrap_or_else(|| abs.parent().expect("a file has a parent").to_path_buf());
         let root = kernels.parent().unwrap_or(&kernels).to_path_buf();
-        let rel = abs.strip_prefix(&kernels).expect("under kernels").to_string_lossy().to_string();
+        let rel = abs
+            .strip_prefix(&kernels)
+            .expect("under kernels")
+            .to_string_lossy()
+            .to_string();
         examples.push(Example::from_file(&root, &kernels, &rel, None, None)?);
     }
     Ok(examples)

@@ -105,7 +105,11 @@ pub enum RunError {
 /// Classifies an error raised while queueing work: sticky execution errors
 /// surface at the next call, so they count as faults.
 pub fn classify_queue_error(e: DriverError) -> RunError {
-    if is_fault(&e) { RunError::Fault(e) } else { RunError::Launch(e) }
+    if is_fault(&e) {
+        RunError::Fault(e)
+    } else {
+        RunError::Launch(e)
+    }
 }
 
 /// Whether a driver error is an execution fault (the context is lost).
@@ -154,11 +158,19 @@ const BLOCKER_TIMEOUT_NS: u64 = 2_000_000_000;
 impl Timer {
     /// Compiles the support kernels for `arch` and allocates the flush
     /// buffer (twice the L2 size, at least 256 MiB).
-    pub fn new(ctx: &Arc<CudaContext>, arch: &str, sm_count: u32, l2_bytes: u64) -> anyhow::Result<Self> {
+    pub fn new(
+        ctx: &Arc<CudaContext>,
+        arch: &str,
+        sm_count: u32,
+        l2_bytes: u64,
+    ) -> anyhow::Result<Self> {
         let compiled = crate::compile::compile_source(
             include_str!("support_kernels.cu"),
             "support_kernels.cu",
-            crate::compile::BASE_OPTIONS.iter().map(|s| s.to_string()).collect(),
+            crate::compile::BASE_OPTIONS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             arch,
         )?;
         let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))?;
@@ -178,7 +190,8 @@ impl Timer {
             sys::cuMemHostGetDevicePointer_v2(&mut flag_dev, flag_host.cast(), 0).result()?;
         }
         let default_clock_mhz =
-            f64::from(ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?) / 1000.0;
+            f64::from(ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?)
+                / 1000.0;
         Ok(Timer {
             blocker: module.load_function("cm_blocker")?,
             empty: module.load_function("cm_empty")?,
@@ -208,7 +221,12 @@ impl Timer {
 
     /// Cold samples of `work`: before each, `reset` (accumulators), an L2
     /// flush and the blocking kernel run outside the timed interval.
-    pub fn cold<R, W>(&mut self, policy: &Policy, mut reset: R, mut work: W) -> Result<Samples, RunError>
+    pub fn cold<R, W>(
+        &mut self,
+        policy: &Policy,
+        mut reset: R,
+        mut work: W,
+    ) -> Result<Samples, RunError>
     where
         R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
@@ -223,8 +241,8 @@ impl Timer {
             let (t, timed_out) = self.one_cold(&mut reset, &mut work)?;
             samples.blocker_timeouts += u32::from(timed_out);
             let clock = self.clocks.as_ref().and_then(Clocks::sm_mhz);
-            let throttled = clock
-                .is_some_and(|c| c < policy.throttle_fraction * self.default_clock_mhz);
+            let throttled =
+                clock.is_some_and(|c| c < policy.throttle_fraction * self.default_clock_mhz);
             if throttled {
                 samples.throttled += 1;
             } else {
@@ -250,7 +268,9 @@ impl Timer {
             }
             if started.elapsed().as_secs_f64() > policy.timeout_s {
                 samples.noisy = n < policy.min_samples || noise > policy.target_noise;
-                if n >= policy.min_samples || started.elapsed().as_secs_f64() > 4.0 * policy.timeout_s {
+                if n >= policy.min_samples
+                    || started.elapsed().as_secs_f64() > 4.0 * policy.timeout_s
+                {
                     break;
                 }
             }
@@ -268,7 +288,9 @@ impl Timer {
         reset(&self.stream).map_err(classify_queue_error)?;
         self.flush_l2().map_err(classify_queue_error)?;
         self.arm_blocker().map_err(classify_queue_error)?;
-        self.start.record(&self.stream).map_err(classify_queue_error)?;
+        self.start
+            .record(&self.stream)
+            .map_err(classify_queue_error)?;
         let queued = work(&self.stream);
         let recorded = self.stop.record(&self.stream);
         self.release_blocker();
@@ -293,7 +315,9 @@ impl Timer {
         let mut times = Vec::new();
         for _ in 0..11 {
             self.arm_blocker().map_err(classify_queue_error)?;
-            self.start.record(&self.stream).map_err(classify_queue_error)?;
+            self.start
+                .record(&self.stream)
+                .map_err(classify_queue_error)?;
             let mut queued = Ok(());
             for _ in 0..reps {
                 queued = queued.and_then(|_| work(&self.stream));
@@ -313,11 +337,10 @@ impl Timer {
         // Alternate the value so no memory system can skip a repeated write.
         self.flush_value = self.flush_value.wrapping_add(1);
         let len = self.flush.len();
-        let (ptr, _sync) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut self.flush, &self.stream);
+        let (ptr, _sync) =
+            cudarc::driver::DevicePtrMut::device_ptr_mut(&mut self.flush, &self.stream);
         // SAFETY: ptr addresses the whole flush allocation.
-        unsafe {
-            result::memset_d8_async(ptr, self.flush_value, len, self.stream.cu_stream())
-        }
+        unsafe { result::memset_d8_async(ptr, self.flush_value, len, self.stream.cu_stream()) }
     }
 
     fn arm_blocker(&mut self) -> Result<(), DriverError> {
@@ -363,7 +386,10 @@ impl Timer {
             block_dim: (512, 1, 1),
             shared_mem_bytes: 0,
         };
-        let policy = Policy { timeout_s: 2.0, ..POLICY };
+        let policy = Policy {
+            timeout_s: 2.0,
+            ..POLICY
+        };
         let read = self.read.clone();
         let copy = self.copy.clone();
         let empty = self.empty.clone();
@@ -422,7 +448,11 @@ pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     let m = s.len() / 2;
-    if s.len() % 2 == 1 { s[m] } else { (s[m - 1] + s[m]) / 2.0 }
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
 }
 
 /// Standard deviation over mean (0 for fewer than two values).

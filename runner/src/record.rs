@@ -223,7 +223,9 @@ impl Record {
 
 /// The current UTC time, RFC 3339, to the second.
 pub fn now_rfc3339() -> String {
-    let now = time::OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or(time::OffsetDateTime::now_utc());
+    let now = time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .unwrap_or(time::OffsetDateTime::now_utc());
     now.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|_| "unknown".into())
 }

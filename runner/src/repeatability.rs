@@ -50,13 +50,17 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
     let mut gpu = String::new();
     let mut measured_at = String::new();
     for rb in &b {
-        let Some(ra) = a.iter().find(|r| r.example == rb.example) else { continue };
+        let Some(ra) = a.iter().find(|r| r.example == rb.example) else {
+            continue;
+        };
         if let Some(g) = &rb.gpu {
             gpu = g.name.clone();
         }
         measured_at = measured_at.max(rb.measured_at.clone());
         for sb in &rb.sizes {
-            let Some(sa) = ra.sizes.iter().find(|s| s.n == sb.n) else { continue };
+            let Some(sa) = ra.sizes.iter().find(|s| s.n == sb.n) else {
+                continue;
+            };
             rows.push(Row {
                 example: rb.example.clone(),
                 n: sb.n,

@@ -14,7 +14,11 @@ pub fn elapsed(d: Duration) -> String {
 pub fn outcome_line(r: &Record) -> String {
     let mut line = format!("{} ({:.1} s)", r.status.word(), r.wall_s);
     if let Some(s) = r.sizes.last() {
-        let _ = write!(line, ", n = {}: {:.2} µs, {:.0} GB/s, {:.1}% of peak", s.n, s.median_us, s.gbs, s.pct_peak);
+        let _ = write!(
+            line,
+            ", n = {}: {:.2} µs, {:.0} GB/s, {:.1}% of peak",
+            s.n, s.median_us, s.gbs, s.pct_peak
+        );
     }
     if !r.message.is_empty() {
         let _ = write!(line, ": {}", r.message);
@@ -32,11 +36,21 @@ pub fn table(records: &[Record]) -> String {
     );
     for r in records {
         if r.sizes.is_empty() {
-            let _ = writeln!(out, "{:<34} {:<13} {}", r.example, r.status.word(), r.message);
+            let _ = writeln!(
+                out,
+                "{:<34} {:<13} {}",
+                r.example,
+                r.status.word(),
+                r.message
+            );
             continue;
         }
         for (i, s) in r.sizes.iter().enumerate() {
-            let (name, status) = if i == 0 { (r.example.as_str(), r.status.word()) } else { ("", "") };
+            let (name, status) = if i == 0 {
+                (r.example.as_str(), r.status.word())
+            } else {
+                ("", "")
+            };
             let _ = writeln!(
                 out,
                 "{:<34} {:<13} {:>7} {:>11.2} {:>9.0} {:>7.1} {:>6.2}% {:>9.1e}{}",

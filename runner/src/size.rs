@@ -11,7 +11,9 @@ pub struct Size(pub u64);
 
 /// Why a size could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("`{text}` is not a size: write a whole number such as 1000003 or a power of two such as \"2^20\"")]
+#[error(
+    "`{text}` is not a size: write a whole number such as 1000003 or a power of two such as \"2^20\""
+)]
 pub struct SizeError {
     /// The text as written.
     pub text: String,

@@ -22,13 +22,17 @@ pub struct Header {
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// An opening marker without its closing marker.
-    #[error("line {line}: the example header opened with `/*+++` is never closed: end it with a line `+++*/`")]
+    #[error(
+        "line {line}: the example header opened with `/*+++` is never closed: end it with a line `+++*/`"
+    )]
     UnclosedHeader {
         /// 1-based line of the opening marker.
         line: usize,
     },
     /// A local include that cannot be read.
-    #[error("{file}:{line}: cannot read `#include \"{target}\"` ({reason}); paths are relative to the including file or to kernels/")]
+    #[error(
+        "{file}:{line}: cannot read `#include \"{target}\"` ({reason}); paths are relative to the including file or to kernels/"
+    )]
     Include {
         /// File holding the include.
         file: String,
@@ -40,7 +44,9 @@ pub enum SourceError {
         reason: String,
     },
     /// An include cycle.
-    #[error("{file}:{line}: `#include \"{target}\"` includes itself (directly or through other files)")]
+    #[error(
+        "{file}:{line}: `#include \"{target}\"` includes itself (directly or through other files)"
+    )]
     IncludeCycle {
         /// File holding the include.
         file: String,
@@ -50,7 +56,9 @@ pub enum SourceError {
         target: String,
     },
     /// An anchor that the file does not define.
-    #[error("anchor `{anchor}` is not in {file}: mark the part to show with `// ANCHOR: {anchor}` and `// ANCHOR_END: {anchor}`")]
+    #[error(
+        "anchor `{anchor}` is not in {file}: mark the part to show with `// ANCHOR: {anchor}` and `// ANCHOR_END: {anchor}`"
+    )]
     MissingAnchor {
         /// The file.
         file: String,
@@ -137,7 +145,13 @@ fn dedent(text: &str) -> String {
         .min()
         .unwrap_or(0);
     text.lines()
-        .map(|l| if l.len() >= indent { &l[indent..] } else { l.trim_start() })
+        .map(|l| {
+            if l.len() >= indent {
+                &l[indent..]
+            } else {
+                l.trim_start()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

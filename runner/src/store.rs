@@ -21,7 +21,9 @@ pub enum Lookup {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The id cannot name a file.
-    #[error("example id `{0}` is not usable as a file name: use letters, digits, '-', '_' and '/' only")]
+    #[error(
+        "example id `{0}` is not usable as a file name: use letters, digits, '-', '_' and '/' only"
+    )]
     BadId(String),
     /// I/O failure.
     #[error("{path}: {source}")]
@@ -62,7 +64,9 @@ impl Store {
     pub fn path_of(&self, id: &str) -> Result<PathBuf, StoreError> {
         let ok = !id.is_empty()
             && !id.starts_with('/')
-            && !id.split('/').any(|part| part.is_empty() || part == "." || part == "..")
+            && !id
+                .split('/')
+                .any(|part| part.is_empty() || part == "." || part == "..")
             && id
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'));

@@ -53,3 +53,23 @@ fn markdown_renderer_gets_tables() {
     test.build().assert_success();
     insta::assert_snapshot!("fresh__markdown", test.read("book/reductions.md"));
 }
+
+// Kernels planted to fail (compile error, out-of-bounds write, a kernel that
+// never ends, a wrong answer) render as red panels with their status and
+// log; the results were measured on a real GPU by a measuring build of this
+// fixture book.
+#[test]
+fn planted_failures_render_their_status_and_log() {
+    let test = BookTest::from_fixture("planted");
+    test.build().assert_success();
+    let html = test.main_html("planted.html");
+    for status in ["compile-error", "fault", "timeout", "wrong"] {
+        assert!(html.contains(status), "no `{status}` panel in:\n{html}");
+    }
+    assert!(
+        html.contains("identifier &quot;scale&quot; is undefined")
+            || html.contains("identifier \"scale\" is undefined")
+    );
+    assert!(html.contains("illegal memory access"));
+    BookTest::snapshot_fixture("planted");
+}

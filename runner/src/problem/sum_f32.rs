@@ -48,12 +48,17 @@ impl Problem for SumF32 {
     }
 
     fn input(&self, _name: &str, n: u64, seed: u64) -> Vec<f32> {
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut rng =
+            rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         (0..n).map(|_| rng.random::<f32>()).collect()
     }
 
     fn check(&self, n: u64, inputs: &[(&str, &[f32])], outputs: &[(&str, &[f32])]) -> CheckOutcome {
-        let x = inputs.iter().find(|(k, _)| *k == "input").map(|(_, v)| *v).unwrap_or(&[]);
+        let x = inputs
+            .iter()
+            .find(|(k, _)| *k == "input")
+            .map(|(_, v)| *v)
+            .unwrap_or(&[]);
         let got = outputs
             .iter()
             .find(|(k, _)| *k == "out")

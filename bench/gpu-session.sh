@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One measuring session on a GPU machine, everything that must come from the
+# same GPU in one go:
+#   1. the whole book measured twice back to back (force mode); the second
+#      run's records stay in results/, the two are compared into
+#      results/repeatability.json;
+#   2. the planted-failure fixture book measured (its results are test data);
+#   3. the peers (CUB, torch, cupy) timed right after, combined with the
+#      book's best kernel into results/peers/sum_f32.json.
+# Needs dist/bin (scripts/bundle) or cargo. Usage: bench/gpu-session.sh OUTDIR
+# OUTDIR receives results.tar.gz (results/ and the fixture's results/) and logs.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:?usage: $0 OUTDIR}"
+mkdir -p "$out"
+cd "$root"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+if [[ -x dist/bin/cuda-runner ]] && ! command -v cargo >/dev/null; then bin="$root/dist/bin"; else bin="$root/target/release"; fi
+export PATH="$bin:$PATH"
+start=$(date +%s)
+stamp() { echo "[session $(( $(date +%s) - start )) s] $*"; }
+
+stamp "book, first full measuring run"
+CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run1.log" | grep -E "^\[cuda\]" || true
+run1=$(mktemp -d)
+cp -r results/. "$run1/"
+stamp "book, second full measuring run"
+CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run2.log" | grep -E "^\[cuda\]" || true
+cuda-runner repeatability "$run1" results > results/repeatability.json
+stamp "repeatability written"
+
+stamp "auto mode with nothing changed: expect nothing measured"
+scripts/book 2>&1 | grep -E "^\[cuda\]" | tee "$out/auto-unchanged.log" || true
+stamp "auto mode after editing one kernel: expect exactly that one measured"
+cp kernels/reductions/stride_tree.cu "$run1/stride_tree.cu.orig"
+cp results/reductions/stride_tree.json "$run1/stride_tree.json.orig"
+echo "// an edit that changes the key" >> kernels/reductions/stride_tree.cu
+scripts/book 2>&1 | grep -E "^\[cuda\]" | tee "$out/auto-one-edit.log" || true
+cp "$run1/stride_tree.cu.orig" kernels/reductions/stride_tree.cu
+cp "$run1/stride_tree.json.orig" results/reductions/stride_tree.json
+
+stamp "planted-failure fixture book"
+(cd preprocessor/tests/fixtures/planted && CUDA_MEASURED_MODE=force mdbook build --dest-dir "$(mktemp -d)") 2>&1 | tee "$out/planted.log" | grep -E "^\[cuda\]" || true
+
+stamp "peers"
+mkdir -p results/peers
+bash bench/peers/run.sh results/peers/sum_f32.jsonl > "$out/peers.log" 2>&1 || echo "peers: some step failed, see peers.log"
+cuda-runner peers --problem sum_f32 --ours results/reductions/fast_reduce.json --peers results/peers/sum_f32.jsonl > results/peers/sum_f32.json
+tail -12 "$out/peers.log"
+
+stamp "packing"
+tar czf "$out/results.tar.gz" results preprocessor/tests/fixtures/planted/results
+stamp "done"

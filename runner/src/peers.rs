@@ -1,0 +1,170 @@
+//! The comparison with vendor libraries: the book's best kernel for a
+//! problem and its peers (CUB, torch, cupy) timed with the same cold method
+//! in one run on one GPU (`bench/peers/`). Stored as
+//! `results/peers/<problem>.json` and rendered on the comparison page.
+
+use crate::measure::Ceilings;
+use crate::record::Record;
+use crate::size::Size;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One implementation's figures at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Median cold time, µs.
+    pub median_us: f64,
+    /// Fastest sample, µs.
+    pub min_us: f64,
+    /// Slowest sample, µs.
+    pub max_us: f64,
+    /// Samples kept.
+    pub samples: u32,
+    /// Standard deviation over mean.
+    pub rel_spread: f64,
+    /// Sampling timed out before the noise target.
+    pub noisy: bool,
+    /// The answer passed the problem's check.
+    pub pass: bool,
+}
+
+/// All implementations at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Elements.
+    pub n: Size,
+    /// Bytes the algorithm must move.
+    pub bytes: u64,
+    /// The book's kernel.
+    pub ours: Option<Timing>,
+    /// Peers by name (`cub`, `cub_i32`, `torch`, `cupy`).
+    pub peers: BTreeMap<String, Timing>,
+}
+
+/// The stored comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Schema version (1).
+    pub schema: u32,
+    /// Problem compared (`sum_f32`).
+    pub problem: String,
+    /// The book's example in the comparison.
+    pub ours_example: String,
+    /// Its key when measured: the comparison is stale when the example changes.
+    pub ours_key: String,
+    /// GPU name.
+    pub gpu: String,
+    /// Datasheet peak, GB/s.
+    pub peak_gbs: f64,
+    /// Ceilings measured with the book's kernel.
+    pub ceilings: Option<Ceilings>,
+    /// Versions: driver, CUDA runtime, CUB, torch, cupy.
+    pub versions: BTreeMap<String, String>,
+    /// When the book's kernel was measured (RFC 3339); the peers ran in the same session.
+    pub measured_at: String,
+    /// One row per size, ascending.
+    pub rows: Vec<Row>,
+}
+
+/// A line of the peers' JSON-lines output.
+#[derive(Debug, Deserialize)]
+struct PeerLine {
+    #[serde(rename = "impl")]
+    implementation: String,
+    n: Option<u64>,
+    median_us: Option<f64>,
+    min_us: Option<f64>,
+    max_us: Option<f64>,
+    samples: Option<u32>,
+    rel_spread: Option<f64>,
+    noisy: Option<bool>,
+    pass: Option<bool>,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json::Value>,
+}
+
+/// Builds the report from the book's record of its kernel and the peers'
+/// JSON lines; sizes are those both sides measured or either did.
+pub fn combine(problem: &str, ours: &Record, peers_jsonl: &str) -> anyhow::Result<Report> {
+    let mut rows: BTreeMap<u64, Row> = BTreeMap::new();
+    for s in &ours.sizes {
+        rows.insert(
+            s.n.0,
+            Row {
+                n: s.n,
+                bytes: s.bytes,
+                ours: Some(Timing {
+                    median_us: s.median_us,
+                    min_us: s.min_us,
+                    max_us: s.max_us,
+                    samples: s.samples,
+                    rel_spread: s.rel_spread,
+                    noisy: s.labels.iter().any(|l| l == "noisy"),
+                    pass: s.pass,
+                }),
+                peers: BTreeMap::new(),
+            },
+        );
+    }
+    let mut versions = BTreeMap::new();
+    for (i, line) in peers_jsonl.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let p: PeerLine =
+            serde_json::from_str(line).map_err(|e| anyhow::anyhow!("peers line {}: {e}", i + 1))?;
+        if p.implementation == "meta" {
+            for key in [
+                "driver",
+                "cuda_runtime",
+                "cub_version",
+                "torch",
+                "cupy",
+                "nvcc",
+            ] {
+                if let Some(v) = p.rest.get(key) {
+                    let text = v
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string());
+                    versions.insert(key.to_string(), text);
+                }
+            }
+            continue;
+        }
+        let (Some(n), Some(median_us)) = (p.n, p.median_us) else {
+            continue;
+        };
+        let row = rows.entry(n).or_insert_with(|| Row {
+            n: Size(n),
+            bytes: 4 * n + 4,
+            ours: None,
+            peers: BTreeMap::new(),
+        });
+        row.peers.insert(
+            p.implementation,
+            Timing {
+                median_us,
+                min_us: p.min_us.unwrap_or(median_us),
+                max_us: p.max_us.unwrap_or(median_us),
+                samples: p.samples.unwrap_or(0),
+                rel_spread: p.rel_spread.unwrap_or(0.0),
+                noisy: p.noisy.unwrap_or(false),
+                pass: p.pass.unwrap_or(false),
+            },
+        );
+    }
+    let gpu = ours.gpu.as_ref();
+    Ok(Report {
+        schema: 1,
+        problem: problem.to_string(),
+        ours_example: ours.example.clone(),
+        ours_key: ours.key.clone(),
+        gpu: gpu.map(|g| g.name.clone()).unwrap_or_default(),
+        peak_gbs: gpu.map(|g| g.peak_gbs).unwrap_or(0.0),
+        ceilings: ours.ceilings.clone(),
+        versions,
+        measured_at: ours.measured_at.clone(),
+        rows: rows.into_values().collect(),
+    })
+}

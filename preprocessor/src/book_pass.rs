@@ -13,6 +13,7 @@ use crate::render::{self, Panel, Target};
 use crate::report::{Report, Severity};
 use crate::scan;
 use crate::splice::{self, Edit};
+use crate::stored::StoredReports;
 use crate::values::{self, Results};
 use anyhow::{Context, bail};
 use mdbook_preprocessor::book::Book;
@@ -73,20 +74,14 @@ pub fn run_pass(
 ) -> Result<Pass, MeasureError> {
     let catalog = Catalog::build(settings, chapters);
     let settled = measure::settle(&catalog, settings, bench, log)?;
+    let stored = StoredReports::new(&settings.results, settings.shown(&settings.results));
+    let results = Results::new(&catalog, &settled.outcomes, &stored);
     let mut report = Report::default();
     let chapters = chapters
         .iter()
         .enumerate()
         .map(|(index, chapter)| {
-            rewrite_chapter(
-                settings,
-                &catalog,
-                &settled,
-                target,
-                index,
-                chapter,
-                &mut report,
-            )
+            rewrite_chapter(settings, &results, target, index, chapter, &mut report)
         })
         .collect();
     Ok(Pass {
@@ -142,8 +137,7 @@ pub fn process(
 /// and returns its new text.
 fn rewrite_chapter(
     settings: &Settings,
-    catalog: &Catalog,
-    settled: &Settled,
+    results: &Results<'_>,
     target: Target,
     index: usize,
     chapter: &ChapterText,
@@ -152,7 +146,8 @@ fn rewrite_chapter(
     let content = &chapter.content;
     let crlf = splice::uses_crlf(content);
     let mut edits = Vec::new();
-    for (entry, outcome) in catalog.entries.iter().zip(&settled.outcomes) {
+    let catalog = results.catalog();
+    for (entry, outcome) in catalog.entries.iter().zip(results.outcomes()) {
         if entry.chapter != index {
             continue;
         }
@@ -183,7 +178,6 @@ fn rewrite_chapter(
         });
     }
     let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
-    let results = Results::new(catalog, &settled.outcomes);
     for found in directives::find(content, &catalog.chapters[index]) {
         let place = format!("{chapter_file}:{}", found.line);
         let alone = alone_on_line(content, &found.range);
@@ -193,7 +187,7 @@ fn rewrite_chapter(
                 render::directive_error(target, &format!("{place}: {message}"))
             }
             Ok(directive) => {
-                let value = values::evaluate(directive, &results);
+                let value = values::evaluate(directive, results);
                 if let Some(reason) = value.problem() {
                     report.push(Severity::Unmeasured, &place, &found.text, reason);
                 }

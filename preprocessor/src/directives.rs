@@ -1,10 +1,17 @@
 //! Inline directives that put measured figures into prose:
 //!
 //! - `{{#measured ID FIELD SIZE}}`: one figure of one example at one size
-//!   (FIELD: `time`, `gbs`, `pct_peak`, `error`);
+//!   (FIELD: `time`, `gbs`, `pct_peak`, `pct_ceiling`, `hot`, `spread`,
+//!   `samples`, `error`);
 //! - `{{#ratio ID_A ID_B SIZE}}`: time of A over time of B;
 //! - `{{#ladder SIZE ID1 ID2 ...}}`: a bar chart of GB/s per example;
-//! - `{{#gpu}}`: the name of the GPU the book's results were measured on.
+//! - `{{#ceiling ID FIELD}}`: a device figure measured alongside an example
+//!   (FIELD: `read`, `copy`, `floor`);
+//! - `{{#gpu}}`: the name of the GPU the book's results were measured on;
+//! - `{{#peers PROBLEM}}`: the book's kernel against vendor libraries
+//!   (chart, table and versions) from `results/peers/PROBLEM.json`;
+//! - `{{#repeatability}}`: two back-to-back measuring runs compared, from
+//!   `results/repeatability.json`.
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
@@ -23,19 +30,55 @@ pub enum Field {
     Gbs,
     /// Bandwidth as a percentage of the datasheet peak.
     PctPeak,
+    /// Bandwidth as a percentage of the read ceiling measured in the same run.
+    PctCeiling,
+    /// Hot median time (L2 warm, back to back), always labelled hot.
+    Hot,
+    /// Relative spread of the samples (standard deviation over mean).
+    Spread,
+    /// Number of samples kept.
+    Samples,
     /// Error against the reference.
     Error,
 }
 
 impl Field {
-    const NAMES: &'static str = "time, gbs, pct_peak or error";
+    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error";
 
     fn parse(word: &str) -> Option<Self> {
         Some(match word {
             "time" => Field::Time,
             "gbs" => Field::Gbs,
             "pct_peak" => Field::PctPeak,
+            "pct_ceiling" => Field::PctCeiling,
+            "hot" => Field::Hot,
+            "spread" => Field::Spread,
+            "samples" => Field::Samples,
             "error" => Field::Error,
+            _ => return None,
+        })
+    }
+}
+
+/// Which device figure `{{#ceiling}}` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CeilingField {
+    /// Read-only streaming bandwidth.
+    Read,
+    /// Copy bandwidth (bytes read plus bytes written).
+    Copy,
+    /// Cold time of an empty kernel (the launch floor).
+    Floor,
+}
+
+impl CeilingField {
+    const NAMES: &'static str = "read, copy or floor";
+
+    fn parse(word: &str) -> Option<Self> {
+        Some(match word {
+            "read" => CeilingField::Read,
+            "copy" => CeilingField::Copy,
+            "floor" => CeilingField::Floor,
             _ => return None,
         })
     }
@@ -69,8 +112,22 @@ pub enum Directive {
         /// Examples, one bar each, in order.
         ids: Vec<String>,
     },
+    /// `{{#ceiling ID FIELD}}`.
+    Ceiling {
+        /// Example whose record holds the ceilings.
+        id: String,
+        /// Figure.
+        field: CeilingField,
+    },
     /// `{{#gpu}}`.
     Gpu,
+    /// `{{#peers PROBLEM}}`.
+    Peers {
+        /// Problem compared (`sum_f32`), the name of its stored file.
+        problem: String,
+    },
+    /// `{{#repeatability}}`.
+    Repeatability,
 }
 
 impl Directive {
@@ -80,7 +137,9 @@ impl Directive {
             Directive::Measured { id, .. } => vec![id.as_str()],
             Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],
             Directive::Ladder { ids, .. } => ids.iter().map(String::as_str).collect(),
-            Directive::Gpu => Vec::new(),
+            Directive::Ceiling { id, .. } => vec![id.as_str()],
+            // The compared example is named in the stored file, not here.
+            Directive::Gpu | Directive::Peers { .. } | Directive::Repeatability => Vec::new(),
         }
     }
 }
@@ -99,10 +158,10 @@ pub struct Found {
 }
 
 /// Beginnings of the directive names this preprocessor owns (`measured`,
-/// `ratio`, `ladder`, `gpu`): a name starting with one of these that is not
-/// exactly one of ours is a typo (`measure`, `ratios`), not another
-/// preprocessor's directive.
-const OWNED_PREFIXES: [&str; 4] = ["measu", "ratio", "ladde", "gpu"];
+/// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`): a name
+/// starting with one of these that is not exactly one of ours is a typo
+/// (`measure`, `ratios`, `peer`), not another preprocessor's directive.
+const OWNED_PREFIXES: [&str; 7] = ["measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat"];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\{\s*#([A-Za-z0-9_]+)([^}]*)\}\}").expect("directive pattern compiles")
@@ -162,12 +221,52 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
             "ladder SIZE ID1 ID2 ...",
             "one bar per example, in order",
         )),
+        ("ceiling", [id, field]) => Ok(Directive::Ceiling {
+            id: id.to_string(),
+            field: CeilingField::parse(field).ok_or_else(|| {
+                format!("`{field}` is not a ceiling: use {}", CeilingField::NAMES)
+            })?,
+        }),
+        ("ceiling", _) => Err(usage(
+            "ceiling ID FIELD",
+            "FIELD is read, copy or floor, e.g. {{#ceiling reductions/stride read}}",
+        )),
         ("gpu", []) => Ok(Directive::Gpu),
         ("gpu", _) => Err(usage("gpu", "it takes no arguments")),
+        ("peers", [problem]) if is_problem_name(problem) => Ok(Directive::Peers {
+            problem: problem.to_string(),
+        }),
+        ("peers", _) => Err(usage(
+            "peers PROBLEM",
+            "one problem name such as sum_f32, read from results/peers/PROBLEM.json",
+        )),
+        ("repeatability", []) => Ok(Directive::Repeatability),
+        ("repeatability", _) => Err(usage("repeatability", "it takes no arguments")),
         _ => Err(format!(
-            "unknown directive `{{{{#{name}}}}}`: this book knows {{{{#measured ID FIELD SIZE}}}}, {{{{#ratio ID_A ID_B SIZE}}}}, {{{{#ladder SIZE ID...}}}} and {{{{#gpu}}}}"
+            "unknown directive `{{{{#{name}}}}}`: this book knows {}",
+            KNOWN.join(", ")
         )),
     }
+}
+
+/// Every directive's form, for the unknown-directive message.
+const KNOWN: [&str; 7] = [
+    "{{#measured ID FIELD SIZE}}",
+    "{{#ratio ID_A ID_B SIZE}}",
+    "{{#ladder SIZE ID...}}",
+    "{{#ceiling ID FIELD}}",
+    "{{#gpu}}",
+    "{{#peers PROBLEM}}",
+    "{{#repeatability}}",
+];
+
+/// A problem name as the runner's problems are named (`sum_f32`): it
+/// becomes a file name, so nothing that could leave the peers folder.
+fn is_problem_name(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn usage(form: &str, hint: &str) -> String {
@@ -218,7 +317,67 @@ mod tests {
                     ids: vec!["a".into(), "b".into(), "c".into()],
                 },
             ),
+            (
+                "{{#measured a pct_ceiling 2^28}}",
+                Directive::Measured {
+                    id: "a".into(),
+                    field: Field::PctCeiling,
+                    size: Size(1 << 28),
+                },
+            ),
+            (
+                "{{#measured a hot 2^28}}",
+                Directive::Measured {
+                    id: "a".into(),
+                    field: Field::Hot,
+                    size: Size(1 << 28),
+                },
+            ),
+            (
+                "{{#measured a spread 2^28}}",
+                Directive::Measured {
+                    id: "a".into(),
+                    field: Field::Spread,
+                    size: Size(1 << 28),
+                },
+            ),
+            (
+                "{{#measured a samples 2^28}}",
+                Directive::Measured {
+                    id: "a".into(),
+                    field: Field::Samples,
+                    size: Size(1 << 28),
+                },
+            ),
+            (
+                "{{#ceiling r/stride read}}",
+                Directive::Ceiling {
+                    id: "r/stride".into(),
+                    field: CeilingField::Read,
+                },
+            ),
+            (
+                "{{#ceiling a copy}}",
+                Directive::Ceiling {
+                    id: "a".into(),
+                    field: CeilingField::Copy,
+                },
+            ),
+            (
+                "{{#ceiling a floor}}",
+                Directive::Ceiling {
+                    id: "a".into(),
+                    field: CeilingField::Floor,
+                },
+            ),
             ("{{#gpu}}", Directive::Gpu),
+            (
+                "{{#peers sum_f32}}",
+                Directive::Peers {
+                    problem: "sum_f32".into(),
+                },
+            ),
+            ("{{ #repeatability }}", Directive::Repeatability),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -233,7 +392,10 @@ mod tests {
     fn malformed_directives() {
         let cases = [
             ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
-            ("{{#measured a speed 2^20}}", "time, gbs, pct_peak or error"),
+            (
+                "{{#measured a speed 2^20}}",
+                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error",
+            ),
             ("{{#measured a time 2^x}}", "\"2^20\""),
             (
                 "{{#measure a time 2^20}}",
@@ -244,6 +406,15 @@ mod tests {
             ("{{#ladder 2^20}}", "{{#ladder SIZE ID1 ID2 ...}}"),
             ("{{#gpu x}}", "no arguments"),
             ("{{#gpus}}", "unknown directive"),
+            ("{{#ceiling a}}", "{{#ceiling ID FIELD}}"),
+            ("{{#ceiling a write}}", "read, copy or floor"),
+            ("{{#ceilings a read}}", "unknown directive"),
+            ("{{#peers}}", "{{#peers PROBLEM}}"),
+            ("{{#peers a b}}", "{{#peers PROBLEM}}"),
+            ("{{#peers ../x}}", "{{#peers PROBLEM}}"),
+            ("{{#peer sum_f32}}", "unknown directive"),
+            ("{{#repeatability x}}", "no arguments"),
+            ("{{#repeat}}", "{{#repeatability}}"),
         ];
         for (text, want) in cases {
             let got = found(text);

@@ -31,6 +31,19 @@ pub fn time_range_us(min: f64, max: f64) -> String {
     }
 }
 
+/// A time in microseconds as a number alone, for table cells under a `µs`
+/// heading: `6.048`, `251.2`, `1234`.
+pub fn us_number(us: f64) -> String {
+    if !us.is_finite() {
+        return "n/a".into();
+    }
+    if us.abs() >= 999.95 {
+        format!("{us:.0}")
+    } else {
+        significant(us)
+    }
+}
+
 /// Three or four significant digits: `251.2`, `12.35`, `1.234`, `0.512`.
 fn significant(v: f64) -> String {
     let decimals = if v.abs() >= 99.995 {
@@ -74,6 +87,49 @@ pub fn percent(v: f64) -> String {
 /// A fraction shown as a percentage: `0.012` → `1.2%`.
 pub fn fraction_as_percent(v: f64) -> String {
     percent(v * 100.0)
+}
+
+/// A relative spread (a fraction) as a percentage with two significant
+/// digits, so small spreads keep their size: `0.0034` → `0.34%`,
+/// `0.031` → `3.1%`, `0.126` → `13%`.
+pub fn spread(fraction: f64) -> String {
+    let v = fraction * 100.0;
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let decimals = if v.abs() >= 9.95 {
+        0
+    } else if v.abs() >= 0.995 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$}%")
+}
+
+/// A signed difference in percent, two decimals: `+0.31%`, `−1.20%`.
+pub fn signed_percent(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let text = format!("{:.2}", v.abs());
+    let sign = if text.chars().all(|c| c == '0' || c == '.') {
+        "±"
+    } else if v < 0.0 {
+        "−"
+    } else {
+        "+"
+    };
+    format!("{sign}{text}%")
+}
+
+/// A CUB version as CUB defines it (`major * 100000 + minor * 100 +
+/// patch`): `300001` → `3.0.1`. Anything else shows as written.
+pub fn cub_version(text: &str) -> String {
+    match text.trim().parse::<u64>() {
+        Ok(v) if v >= 100_000 => format!("{}.{}.{}", v / 100_000, v / 100 % 1000, v % 100),
+        _ => text.to_string(),
+    }
 }
 
 /// An error against the reference in C-style scientific notation:
@@ -178,6 +234,30 @@ mod tests {
         assert_eq!(ratio(2.134), "2.13×");
         assert_eq!(ratio(21.34), "21.3×");
         assert_eq!(ratio(213.4), "213×");
+    }
+
+    // Table cells, spreads, differences and versions of the comparison pages.
+    #[test]
+    fn comparison_figures() {
+        let cases: [(String, &str); 14] = [
+            (us_number(6.047999952), "6.048"),
+            (us_number(248.64), "248.6"),
+            (us_number(984.256), "984.3"),
+            (us_number(1234.4), "1234"),
+            (spread(0.0034), "0.34%"),
+            (spread(0.031), "3.1%"),
+            (spread(0.126), "13%"),
+            (signed_percent(0.314), "+0.31%"),
+            (signed_percent(-1.2), "−1.20%"),
+            (signed_percent(-0.001), "±0.00%"),
+            (cub_version("300001"), "3.0.1"),
+            (cub_version("200200"), "2.2.0"),
+            (cub_version("2.5.0"), "2.5.0"),
+            (cub_version("12"), "12"),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
     }
 
     // Dates come from the stored RFC 3339 time; anything else shows as stored.

@@ -4,9 +4,11 @@
 //! blocks and [`directives`] the `{{#measured}}`-style directives;
 //! [`catalog`] resolves every example across the book with the runner
 //! library; [`measure`] settles each [`outcome`] from the results store and,
-//! where the [`config`] mode allows, a GPU; [`render`] writes panels and
-//! values; [`splice`] puts them in place of the original bytes; [`report`]
-//! lists problems and fails strict builds. [`book_pass`] ties these together.
+//! where the [`config`] mode allows, a GPU; [`stored`] reads the reports a
+//! measuring session leaves next to the records (peers, repeatability);
+//! [`values`] evaluates directives; [`render`] writes panels and values;
+//! [`splice`] puts them in place of the original bytes; [`report`] lists
+//! problems and fails strict builds. [`book_pass`] ties these together.
 
 pub mod book_files;
 pub mod book_pass;
@@ -22,6 +24,7 @@ pub mod render;
 pub mod report;
 pub mod scan;
 pub mod splice;
+pub mod stored;
 pub mod values;
 
 #[cfg(test)]

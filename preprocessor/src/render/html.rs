@@ -6,12 +6,14 @@
 //! text that may hold newlines is written through [`Flat`], which turns
 //! them into `&#10;`, and the only literal newlines are between elements.
 
-use super::{Panel, detail_lines, facts, has_ceiling, mark, verdict};
+use super::reports::{self, Table};
+use super::{Panel, chart, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
-use crate::values::{Ladder, Value};
+use crate::values::{Ladder, Peers, Value};
 use cuda_runner::record::{Record, Status};
-use maud::{Markup, Render, html};
+use cuda_runner::repeatability::Report as RepeatReport;
+use maud::{Markup, PreEscaped, Render, html};
 use std::fmt::Write;
 
 /// Escaped text with its newlines as character references.
@@ -181,17 +183,117 @@ fn broken_panel(message: &str, raw: &str) -> Markup {
     }
 }
 
-/// A directive's value. Ladders standing alone on their line become a block.
+/// A directive's value. Ladders, comparisons and reports standing alone on
+/// their line become a block; inline, they are kept on one line.
 pub fn value(value: &Value, alone: bool) -> String {
-    match value {
+    let block = match value {
         Value::Figure { text, title } => {
-            html! { span.cm-value title=(title) { (text) } }.into_string()
+            return html! { span.cm-value title=(title) { (text) } }.into_string();
         }
         Value::Unmeasured(reason) => {
-            html! { span.cm-unmeasured title=(reason) { "not measured" } }.into_string()
+            return html! { span.cm-unmeasured title=(reason) { "not measured" } }.into_string();
         }
-        Value::Ladder(ladder) if alone => format!("{}\n", ladder_chart(ladder).into_string()),
-        Value::Ladder(ladder) => ladder_chart(ladder).into_string().replace('\n', ""),
+        Value::Ladder(ladder) => ladder_chart(ladder),
+        Value::Peers(peers) => peers_panel(peers),
+        Value::Repeatability(report) => repeatability_panel(report),
+    };
+    if alone {
+        format!("{}\n", block.into_string())
+    } else {
+        block.into_string().replace('\n', "")
+    }
+}
+
+/// A `{{#peers}}` comparison: chart, table and caption. A comparison that
+/// no longer describes the book's kernel is greyed (the theme greys
+/// `.cm-sizes` in stale panels, chart and table alike) and says why. The
+/// chart sits in a `.cm-table`, which scrolls sideways on narrow pages.
+fn peers_panel(p: &Peers) -> Markup {
+    let r = &p.report;
+    let class = if p.stale.is_some() {
+        "cm-panel cm-peers cm-stale"
+    } else {
+        "cm-panel cm-peers cm-pass"
+    };
+    // Drawing only fails on a report without a single timing.
+    let svg = chart::peers_svg(r).ok();
+    html! {
+        div class=(class) data-problem=(r.problem) data-example=(r.ours_example) {
+            "\n"
+            div.cm-head {
+                span.cm-verdict { (Flat(&reports::peers_heading(r))) }
+            }
+            "\n"
+            @if let Some(reason) = &p.stale {
+                p.cm-note { (Flat(&reports::stale_note(reason))) }
+                "\n"
+            }
+            @if let Some(svg) = svg {
+                // cm-table: scrolls sideways on narrow pages.
+                div.cm-figure.cm-table.cm-sizes { (PreEscaped(svg)) }
+                "\n"
+            }
+            (report_table(&reports::peers_table(r)))
+            "\n"
+            p.cm-caption { (Flat(&reports::peers_caption(r))) }
+            "\n"
+        }
+    }
+}
+
+/// A `{{#repeatability}}` report: the verdict, then every row.
+fn repeatability_panel(r: &RepeatReport) -> Markup {
+    let class = if r.goal_met {
+        "cm-panel cm-repeatability cm-pass"
+    } else {
+        "cm-panel cm-repeatability cm-wrong"
+    };
+    html! {
+        div class=(class) {
+            "\n"
+            div.cm-head {
+                span.cm-mark { (if r.goal_met { "✓" } else { "✗" }) } " "
+                span.cm-verdict { "The book measured twice, back to back" } " "
+                span.cm-facts { (Flat(&reports::repeatability_facts(r))) }
+            }
+            "\n"
+            p.cm-note { (Flat(&reports::repeatability_summary(r))) "." }
+            "\n"
+            (report_table(&reports::repeatability_table(r)))
+            "\n"
+        }
+    }
+}
+
+/// A table of a stored report, with the notes of the marks it uses.
+fn report_table(t: &Table) -> Markup {
+    html! {
+        div.cm-table {
+            table.cm-sizes {
+                thead {
+                    tr {
+                        @for c in &t.head {
+                            th title=[c.title.as_deref()] { (Flat(&c.text)) }
+                        }
+                    }
+                }
+                "\n"
+                tbody {
+                    @for row in &t.rows {
+                        tr {
+                            @for c in row {
+                                td title=[c.title.as_deref()] { (Flat(&c.text)) }
+                            }
+                        }
+                        "\n"
+                    }
+                }
+            }
+        }
+        @if !t.notes.is_empty() {
+            "\n"
+            p.cm-note { (Flat(&t.notes.join(" · "))) }
+        }
     }
 }
 
@@ -361,5 +463,46 @@ mod tests {
         );
         no_blank_lines(&block);
         assert!(!value(&ladder, false).contains('\n'));
+    }
+
+    // Comparisons and reports are blocks without blank lines; a stale
+    // comparison is greyed and says why; inline, they stay on one line.
+    #[test]
+    fn peers_and_repeatability_blocks() {
+        let peers = |stale: Option<&str>| {
+            Value::Peers(Box::new(Peers {
+                report: crate::render::reports::tests::peers_report(),
+                file: "results/peers/sum_f32.json".into(),
+                stale: stale.map(str::to_string),
+            }))
+        };
+        let current = value(&peers(None), true);
+        assert!(
+            current
+                .starts_with("<div class=\"cm-panel cm-peers cm-pass\" data-problem=\"sum_f32\""),
+            "{current}"
+        );
+        assert!(
+            current.contains("<div class=\"cm-figure cm-table cm-sizes\"><svg class=\"cm-chart\"")
+        );
+        assert!(current.contains("<p class=\"cm-caption\">NVIDIA H200 · 2026-11-29 · "));
+        no_blank_lines(&current);
+        let stale = value(&peers(Some("measured for an earlier version of r/a")), true);
+        assert!(stale.contains("cm-panel cm-peers cm-stale"), "{stale}");
+        assert!(stale.contains("<p class=\"cm-note\">Measured for an earlier version of r/a: "));
+        assert!(!value(&peers(None), false).contains('\n'));
+        let report: RepeatReport = serde_json::from_value(serde_json::json!({
+            "gpu": "NVIDIA H200", "measured_at": "2026-11-29T17:00:00Z",
+            "rows": [{"example": "r/a", "n": 1048576, "first_us": 5.9, "second_us": 6.3, "diff_pct": 6.78}],
+            "max_abs_diff_pct_over_floor": 0.0, "goal_met": true
+        }))
+        .unwrap();
+        let repeat = value(&Value::Repeatability(Box::new(report)), true);
+        assert!(
+            repeat.starts_with("<div class=\"cm-panel cm-repeatability cm-pass\">"),
+            "{repeat}"
+        );
+        assert!(repeat.contains("(goal: within 2%) — met.</p>"), "{repeat}");
+        no_blank_lines(&repeat);
     }
 }

@@ -2,11 +2,13 @@
 //! other than HTML (mdBook's `markdown` output, PDF and e-book backends):
 //! a header line, a table of sizes, and failures as text blocks.
 
+use super::reports::{self, Table};
 use super::{Panel, code_fence, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
-use crate::values::{Ladder, Value};
+use crate::values::{Ladder, Peers, Value};
 use cuda_runner::record::{Record, Status};
+use cuda_runner::repeatability::Report as RepeatReport;
 
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
@@ -98,8 +100,13 @@ pub fn value(value: &Value, alone: bool) -> String {
         Value::Figure { text, .. } => text.clone(),
         Value::Unmeasured(_) => "*(not measured)*".into(),
         // A table cannot interrupt a paragraph: open it with a blank line.
-        Value::Ladder(ladder) => {
-            let table = ladder_table(ladder);
+        block => {
+            let table = match block {
+                Value::Ladder(ladder) => ladder_table(ladder),
+                Value::Peers(peers) => peers_table(peers),
+                Value::Repeatability(report) => repeatability_table(report),
+                Value::Figure { .. } | Value::Unmeasured(_) => unreachable!("matched above"),
+            };
             if alone {
                 format!("\n{table}")
             } else {
@@ -107,6 +114,59 @@ pub fn value(value: &Value, alone: bool) -> String {
             }
         }
     }
+}
+
+/// A `{{#peers}}` comparison: the table alone (and why it is not current).
+fn peers_table(p: &Peers) -> String {
+    let mut out = String::new();
+    if let Some(reason) = &p.stale {
+        out.push_str(&format!("*{}*\n\n", cell(&reports::stale_note(reason))));
+    }
+    out.push_str(&table(&reports::peers_table(&p.report)));
+    out
+}
+
+/// A `{{#repeatability}}` report: the verdict, then every row.
+fn repeatability_table(r: &RepeatReport) -> String {
+    format!(
+        "**{}.** {}\n\n{}",
+        reports::repeatability_summary(r),
+        reports::repeatability_facts(r),
+        table(&reports::repeatability_table(r))
+    )
+}
+
+/// A stored report's table: text columns left, figures right; then the
+/// notes of the marks it uses.
+fn table(t: &Table) -> String {
+    let numeric = |i: usize| {
+        t.rows.iter().all(|row| {
+            row[i].text == "—"
+                || row[i]
+                    .text
+                    .starts_with(|c: char| c.is_ascii_digit() || "+−±".contains(c))
+        })
+    };
+    let mut out = String::from("|");
+    for c in &t.head {
+        out.push_str(&format!(" {} |", cell(&c.text)));
+    }
+    out.push_str("\n|");
+    for i in 0..t.head.len() {
+        out.push_str(if i > 0 && numeric(i) { "---:|" } else { "---|" });
+    }
+    out.push('\n');
+    for row in &t.rows {
+        out.push('|');
+        for c in row {
+            out.push_str(&format!(" {} |", cell(&c.text)));
+        }
+        out.push('\n');
+    }
+    if !t.notes.is_empty() {
+        out.push_str(&format!("\n*{}*\n", cell(&t.notes.join(" · "))));
+    }
+    out
 }
 
 /// A directive that cannot be read.
@@ -197,5 +257,26 @@ mod tests {
         });
         assert!(md.contains("bad \\| worse"), "{md}");
         assert!(md.contains("````text\n```cuda run\n```\n````"), "{md}");
+    }
+
+    // A comparison is its table alone, after a blank line; figures right-aligned.
+    #[test]
+    fn peers_table_only() {
+        let peers = Value::Peers(Box::new(crate::values::Peers {
+            report: crate::render::reports::tests::peers_report(),
+            file: "results/peers/sum_f32.json".into(),
+            stale: None,
+        }));
+        let md = value(&peers, true);
+        assert!(
+            md.starts_with("\n| N | ours µs | CUB µs | CUB (int32 count) µs | torch µs | cupy µs | CUB / ours | ours GB/s | % of read ceiling |\n|---|---:|"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 2^16 | — | 6.048 | — | 17.38 ~ | — | — | — | — |\n"),
+            "{md}"
+        );
+        assert!(md.ends_with("*✗ failed the problem's check · ~ noisy: the noise target was not met before the time-out*\n"), "{md}");
+        assert!(!md.contains("<svg"));
     }
 }

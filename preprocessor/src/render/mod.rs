@@ -1,10 +1,14 @@
 //! Turns outcomes and directive values into what replaces them in a
 //! chapter: HTML panels for the `html` renderer ([`html`]), plain markdown
 //! tables for every other renderer ([`markdown`]). Each panel shape is
-//! written once per target, from the same [`Panel`] input.
+//! written once per target, from the same [`Panel`] input; the stored
+//! reports' rows and captions come from [`reports`] for both targets, and
+//! the peers chart is an SVG drawn by [`chart`].
 
+pub mod chart;
 pub mod html;
 pub mod markdown;
+pub mod reports;
 
 use crate::outcome::Outcome;
 use crate::values::Value;

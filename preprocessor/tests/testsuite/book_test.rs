@@ -8,13 +8,19 @@
 //! Fixture results may store `"key": "@current"`: the copy gets the key the
 //! runner library computes now, so a fixture stays fresh while the key's
 //! recipe evolves; any other key is kept as written (that is how a stale
-//! fixture is made).
+//! fixture is made). Any other stored file under `results/` (a peers
+//! comparison's `ours_key`) may name an example's current key as
+//! `"@current:ID"`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Placeholder for "the example's current key" in fixture results.
 const CURRENT_KEY: &str = "\"@current\"";
+/// Placeholder for "the current key of example ID" in any fixture result,
+/// followed by the id and a closing quote: `"@current:reductions/fast"`.
+const CURRENT_KEY_OF: &str = "\"@current:";
 
 /// A fixture book in a temporary folder.
 pub struct BookTest {
@@ -96,6 +102,20 @@ impl BookTest {
         let settings = mdbook_cuda::config::Settings::load(&disk.root, &disk.config, |_| None)
             .expect("fixture settings");
         let catalog = mdbook_cuda::catalog::Catalog::build(&settings, &disk.chapters);
+        let keys: HashMap<&str, &str> = catalog
+            .entries
+            .iter()
+            .filter_map(|e| e.resolved.as_ref().ok())
+            .map(|r| (r.example.id.as_str(), r.key.as_str()))
+            .collect();
+        for path in json_files(&settings.results) {
+            let text = std::fs::read_to_string(&path).expect("read fixture result");
+            if text.contains(CURRENT_KEY_OF) {
+                let filled = fill_keys_of(&text, &keys)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                std::fs::write(&path, filled).expect("write fixture result");
+            }
+        }
         for entry in &catalog.entries {
             let Ok(resolved) = &entry.resolved else {
                 continue;
@@ -229,6 +249,42 @@ pub fn mdbook_binary() -> PathBuf {
         return tools;
     }
     PathBuf::from("mdbook")
+}
+
+/// `text` with every `"@current:ID"` replaced by the quoted key of ID.
+fn fill_keys_of(text: &str, keys: &HashMap<&str, &str>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(CURRENT_KEY_OF) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + CURRENT_KEY_OF.len()..];
+        let end = after.find('"').ok_or("unclosed \"@current:")?;
+        let id = &after[..end];
+        let key = keys
+            .get(id)
+            .ok_or_else(|| format!("\"@current:{id}\" names no example of the book"))?;
+        out.push_str(&format!("\"{key}\""));
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Every `.json` file under `dir`, recursively.
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries {
+        let path = entry.expect("fixture entry").path();
+        if path.is_dir() {
+            out.extend(json_files(&path));
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    out
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -6,5 +6,6 @@
 mod book_test;
 mod directives;
 mod panels;
+mod reports;
 mod strict;
 mod subcommands;

@@ -1,0 +1,436 @@
+//! The stored reports as a reader sees them, whatever the target: the
+//! peers comparison (`{{#peers}}`) and the repeatability report
+//! (`{{#repeatability}}`) as heading lines, tables of cells and captions.
+//! [`super::html`] and [`super::markdown`] only lay these out.
+
+use crate::figures;
+use cuda_runner::peers::{Report as PeersReport, Row, Timing};
+use cuda_runner::repeatability::{GOAL_FLOOR_US, GOAL_PCT, Report as RepeatReport};
+
+/// The peers of the comparison, in column order: key in the stored rows,
+/// and the name shown (chart legend, table heading).
+pub const PEERS: [(&str, &str); 4] = [
+    ("cub", "CUB DeviceReduce::Sum"),
+    ("cub_i32", "CUB DeviceReduce::Sum, int32 count"),
+    ("torch", "torch.sum"),
+    ("cupy", "cupy.sum"),
+];
+
+/// The peers drawn in the chart (`cub_i32` is the same call as `cub`, so it
+/// is in the table only).
+pub const CHARTED_PEERS: [&str; 3] = ["cub", "torch", "cupy"];
+
+/// Mark of a timing whose answer failed the problem's check.
+const FAILED: (&str, &str) = ("✗", "failed the problem's check");
+/// Mark of a timing that missed the noise target before its time-out.
+const NOISY: (&str, &str) = (
+    "~",
+    "noisy: the noise target was not met before the time-out",
+);
+
+/// One table cell: its text and, where it helps, a tooltip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// The text shown.
+    pub text: String,
+    /// A tooltip (HTML only).
+    pub title: Option<String>,
+}
+
+impl Cell {
+    fn new(text: impl Into<String>) -> Self {
+        Cell {
+            text: text.into(),
+            title: None,
+        }
+    }
+
+    fn titled(text: impl Into<String>, title: impl Into<String>) -> Self {
+        Cell {
+            text: text.into(),
+            title: Some(title.into()),
+        }
+    }
+
+    /// The empty cell: no figure for this size.
+    fn none() -> Self {
+        Cell::new("—")
+    }
+}
+
+/// A table: a heading row, rows, and notes explaining marks used in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// Column headings.
+    pub head: Vec<Cell>,
+    /// Rows, each as long as `head`.
+    pub rows: Vec<Vec<Cell>>,
+    /// One line per mark that appears in the rows (`✗ failed the problem's check`).
+    pub notes: Vec<String>,
+}
+
+/// The name of the book's kernel in the chart and headings:
+/// `fast_reduce (ours)` for `reductions/fast_reduce`.
+pub fn ours_label(report: &PeersReport) -> String {
+    let short = report
+        .ours_example
+        .rsplit('/')
+        .next()
+        .unwrap_or(&report.ours_example);
+    format!("{short} (ours)")
+}
+
+/// The heading line of a comparison.
+pub fn peers_heading(report: &PeersReport) -> String {
+    format!(
+        "{}: {} against CUB, torch and cupy",
+        report.problem, report.ours_example
+    )
+}
+
+/// `measured for an earlier version of X` as a sentence with what follows.
+pub fn stale_note(reason: &str) -> String {
+    let mut chars = reason.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+    format!(
+        "{}{}: these figures may no longer hold. Run bench/gpu-session.sh on a GPU machine to measure them again.",
+        first.unwrap_or_default(),
+        chars.as_str()
+    )
+}
+
+/// GB/s of a timing at a row's size.
+pub fn gbs(row: &Row, t: &Timing) -> f64 {
+    row.bytes as f64 / (t.median_us * 1e3)
+}
+
+/// The comparison table: times per implementation, CUB over ours, and
+/// our bandwidth against the read ceiling measured with our kernel.
+pub fn peers_table(report: &PeersReport) -> Table {
+    let read = report.ceilings.as_ref().map(|c| c.read_gbs);
+    let mut head = vec![
+        Cell::new("N"),
+        Cell::titled("ours µs", &report.ours_example),
+    ];
+    head.push(Cell::titled("CUB µs", PEERS[0].1));
+    head.push(Cell::titled("CUB (int32 count) µs", PEERS[1].1));
+    head.push(Cell::new("torch µs"));
+    head.push(Cell::new("cupy µs"));
+    head.push(Cell::titled(
+        "CUB / ours",
+        "CUB's time over ours: 1.00 or more means ours is at least as fast",
+    ));
+    head.push(Cell::titled(
+        "ours GB/s",
+        "bytes moved over our median time",
+    ));
+    head.push(Cell::titled(
+        "% of read ceiling",
+        match read {
+            Some(r) => format!(
+                "ours GB/s over the read ceiling measured with our kernel ({})",
+                figures::gbs(r)
+            ),
+            None => "no read ceiling was measured with our kernel".into(),
+        },
+    ));
+    let mut marks = Marks::default();
+    let rows = report
+        .rows
+        .iter()
+        .map(|row| {
+            let mut cells = vec![Cell::new(row.n.to_string())];
+            cells.push(marks.time(row.ours.as_ref()));
+            for (key, _) in PEERS {
+                cells.push(marks.time(row.peers.get(key)));
+            }
+            let cub = row.peers.get("cub");
+            cells.push(match (cub, &row.ours) {
+                (Some(c), Some(o)) => Cell::new(format!("{:.2}", c.median_us / o.median_us)),
+                _ => Cell::none(),
+            });
+            let ours_gbs = row.ours.as_ref().map(|o| gbs(row, o));
+            cells.push(ours_gbs.map_or_else(Cell::none, |g| Cell::new(figures::gbs_number(g))));
+            cells.push(match (ours_gbs, read) {
+                (Some(g), Some(r)) if r > 0.0 => Cell::new(figures::percent(100.0 * g / r)),
+                _ => Cell::none(),
+            });
+            cells
+        })
+        .collect();
+    Table {
+        head,
+        rows,
+        notes: marks.notes(),
+    }
+}
+
+/// Which marks a table used, for its notes.
+#[derive(Debug, Default)]
+struct Marks {
+    failed: bool,
+    noisy: bool,
+}
+
+impl Marks {
+    /// A time cell in µs, with its marks, or `—`.
+    fn time(&mut self, timing: Option<&Timing>) -> Cell {
+        let Some(t) = timing else {
+            return Cell::none();
+        };
+        let mut text = figures::us_number(t.median_us);
+        let mut why = Vec::new();
+        if !t.pass {
+            self.failed = true;
+            text.push(' ');
+            text.push_str(FAILED.0);
+            why.push(FAILED.1);
+        }
+        if t.noisy {
+            self.noisy = true;
+            text.push(' ');
+            text.push_str(NOISY.0);
+            why.push(NOISY.1);
+        }
+        let range = format!(
+            "{}, {} samples, spread {}",
+            figures::time_range_us(t.min_us, t.max_us),
+            t.samples,
+            figures::spread(t.rel_spread)
+        );
+        why.insert(0, &range);
+        Cell::titled(text, why.join("; "))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        [(self.failed, FAILED), (self.noisy, NOISY)]
+            .into_iter()
+            .filter(|(used, _)| *used)
+            .map(|(_, (mark, meaning))| format!("{mark} {meaning}"))
+            .collect()
+    }
+}
+
+/// The caption: GPU, date, versions, and how everything was timed.
+pub fn peers_caption(report: &PeersReport) -> String {
+    let mut parts = vec![
+        report.gpu.clone(),
+        figures::date(&report.measured_at).to_string(),
+    ];
+    let versions = [
+        ("driver", "driver"),
+        ("cuda_runtime", "CUDA runtime"),
+        ("cub_version", "CUB"),
+        ("torch", "torch"),
+        ("cupy", "cupy"),
+    ];
+    for (key, name) in versions {
+        if let Some(v) = report.versions.get(key) {
+            let v = if key == "cub_version" {
+                figures::cub_version(v)
+            } else {
+                v.clone()
+            };
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    parts.push("all timed with the book's cold method in one session".into());
+    parts.retain(|p| !p.is_empty());
+    parts.join(" · ")
+}
+
+/// The GPU and date line of the repeatability report.
+pub fn repeatability_facts(report: &RepeatReport) -> String {
+    format!(
+        "{} · measured {}",
+        report.gpu,
+        figures::date(&report.measured_at)
+    )
+}
+
+/// The one-sentence verdict of the repeatability report.
+pub fn repeatability_summary(report: &RepeatReport) -> String {
+    format!(
+        "Largest difference over medians of {GOAL_FLOOR_US} µs or more: {:.2}% (goal: within {GOAL_PCT}%) — {}",
+        report.max_abs_diff_pct_over_floor,
+        if report.goal_met { "met" } else { "not met" }
+    )
+}
+
+/// The repeatability table: each example and size in both runs.
+pub fn repeatability_table(report: &RepeatReport) -> Table {
+    let head = vec![
+        Cell::new("example"),
+        Cell::new("N"),
+        Cell::titled("first µs", "median of the first run"),
+        Cell::titled("second µs", "median of the second run"),
+        Cell::titled("difference", "(second − first) / first"),
+        Cell::new(""),
+    ];
+    let rows = report
+        .rows
+        .iter()
+        .map(|r| {
+            let note = if r.first_us.min(r.second_us) < GOAL_FLOOR_US {
+                format!("below {GOAL_FLOOR_US} µs: not held to the goal")
+            } else if r.diff_pct.abs() > GOAL_PCT {
+                format!("over the {GOAL_PCT}% goal")
+            } else {
+                String::new()
+            };
+            vec![
+                Cell::new(&r.example),
+                Cell::new(r.n.to_string()),
+                Cell::new(figures::us_number(r.first_us)),
+                Cell::new(figures::us_number(r.second_us)),
+                Cell::new(figures::signed_percent(r.diff_pct)),
+                Cell::new(note),
+            ]
+        })
+        .collect();
+    Table {
+        head,
+        rows,
+        notes: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A comparison as `cuda-runner peers` writes it: ours missing at the
+    /// smallest size, a noisy torch timing and a failed cupy one.
+    pub(crate) fn peers_report() -> PeersReport {
+        let timing = |us: f64| {
+            serde_json::json!({"median_us": us, "min_us": us * 0.98, "max_us": us * 1.1,
+                "samples": 50, "rel_spread": 0.02, "noisy": false, "pass": true})
+        };
+        let mut noisy = timing(17.38);
+        noisy["noisy"] = true.into();
+        let mut failed = timing(9.25);
+        failed["pass"] = false.into();
+        serde_json::from_value(serde_json::json!({
+            "schema": 1, "problem": "sum_f32", "ours_example": "reductions/fast_reduce",
+            "ours_key": "k", "gpu": "NVIDIA H200", "peak_gbs": 4800.0,
+            "ceilings": {"read_gbs": 4328.2, "copy_gbs": 3936.5, "launch_floor_us": 2.784,
+                "buffer_bytes": 1073741824u64},
+            "versions": {"cub_version": "300001", "cuda_runtime": "13.0", "cupy": "14.2.0",
+                "driver": "580.159.04", "nvcc": "13.0", "torch": "2.11.0+cu130"},
+            "measured_at": "2026-11-29T18:12:35Z",
+            "rows": [
+                {"n": 65536, "bytes": 262148, "ours": null,
+                 "peers": {"cub": timing(6.048), "torch": noisy}},
+                {"n": 268435456u64, "bytes": 1073741828u64, "ours": timing(248.64),
+                 "peers": {"cub": timing(250.05), "cub_i32": timing(250.08),
+                    "torch": timing(258.27), "cupy": failed}}
+            ]
+        }))
+        .expect("the test report matches the runner's schema")
+    }
+
+    fn texts(row: &[Cell]) -> Vec<&str> {
+        row.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    // Each row holds every implementation's time, the ratio and our share
+    // of the read ceiling; missing figures are dashes, marks have notes.
+    #[test]
+    fn peers_rows() {
+        let table = peers_table(&peers_report());
+        assert_eq!(table.head.len(), 9);
+        let want: [&[&str]; 2] = [
+            &["2^16", "—", "6.048", "—", "17.38 ~", "—", "—", "—", "—"],
+            &[
+                "2^28",
+                "248.6",
+                "250.1",
+                "250.1",
+                "258.3",
+                "9.250 ✗",
+                "1.01",
+                "4318",
+                "99.8%",
+            ],
+        ];
+        for (row, want) in table.rows.iter().zip(want) {
+            assert_eq!(texts(row), want);
+        }
+        assert_eq!(
+            table.notes,
+            [
+                "✗ failed the problem's check",
+                "~ noisy: the noise target was not met before the time-out"
+            ]
+        );
+        assert_eq!(
+            table.rows[0][4].title.as_deref(),
+            Some(
+                "17.03–19.12 µs, 50 samples, spread 2.0%; noisy: the noise target was not met before the time-out"
+            )
+        );
+    }
+
+    // The caption names the GPU, the day and every version, CUB's decoded.
+    #[test]
+    fn peers_caption_and_labels() {
+        let report = peers_report();
+        assert_eq!(
+            peers_caption(&report),
+            "NVIDIA H200 · 2026-11-29 · driver 580.159.04 · CUDA runtime 13.0 · CUB 3.0.1 · torch 2.11.0+cu130 · cupy 14.2.0 · all timed with the book's cold method in one session"
+        );
+        assert_eq!(ours_label(&report), "fast_reduce (ours)");
+        assert!(
+            stale_note("measured for an earlier version of r/a").starts_with(
+                "Measured for an earlier version of r/a: these figures may no longer hold."
+            )
+        );
+    }
+
+    // Small medians are listed but not held to the goal; the verdict says
+    // whether the goal was met.
+    #[test]
+    fn repeatability_rows_and_verdict() {
+        let report: RepeatReport = serde_json::from_value(serde_json::json!({
+            "gpu": "NVIDIA H200", "measured_at": "2026-11-29T17:00:00Z",
+            "rows": [
+                {"example": "r/a", "n": 1048576, "first_us": 5.9, "second_us": 6.3, "diff_pct": 6.78},
+                {"example": "r/a", "n": 268435456u64, "first_us": 248.6, "second_us": 249.4, "diff_pct": 0.32},
+                {"example": "r/b", "n": 268435456u64, "first_us": 300.0, "second_us": 309.0, "diff_pct": 3.0}
+            ],
+            "max_abs_diff_pct_over_floor": 3.0, "goal_met": false
+        }))
+        .unwrap();
+        let table = repeatability_table(&report);
+        let want: [&[&str]; 3] = [
+            &[
+                "r/a",
+                "2^20",
+                "5.900",
+                "6.300",
+                "+6.78%",
+                "below 20 µs: not held to the goal",
+            ],
+            &["r/a", "2^28", "248.6", "249.4", "+0.32%", ""],
+            &[
+                "r/b",
+                "2^28",
+                "300.0",
+                "309.0",
+                "+3.00%",
+                "over the 2% goal",
+            ],
+        ];
+        for (row, want) in table.rows.iter().zip(want) {
+            assert_eq!(texts(row), want);
+        }
+        assert_eq!(
+            repeatability_summary(&report),
+            "Largest difference over medians of 20 µs or more: 3.00% (goal: within 2%) — not met"
+        );
+        assert_eq!(
+            repeatability_facts(&report),
+            "NVIDIA H200 · measured 2026-11-29"
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! Reports stored next to the examples' records, written by a measuring
+//! session (bench/gpu-session.sh) rather than by the preprocessor: the
+//! comparison with vendor libraries (`results/peers/<problem>.json`) and
+//! the repeatability report (`results/repeatability.json`). Read on demand
+//! by the directives that show them; a file that is absent or unreadable
+//! is a reason, worded for the build log, not an error of the build.
+
+use cuda_runner::{peers, repeatability};
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+
+/// How to measure a stored report again.
+const REMEASURE: &str = "run bench/gpu-session.sh on a GPU machine";
+
+/// The folder of stored reports (the results store).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredReports {
+    dir: PathBuf,
+    shown: String,
+}
+
+impl StoredReports {
+    /// Reports under `dir`, which messages show as `shown` (`results`).
+    pub fn new(dir: &Path, shown: impl Into<String>) -> Self {
+        StoredReports {
+            dir: dir.to_path_buf(),
+            shown: shown.into(),
+        }
+    }
+
+    /// The comparison of `problem` with its peers, or why there is none.
+    pub fn peers(&self, problem: &str) -> Result<peers::Report, String> {
+        self.load(&format!("peers/{problem}.json"))
+    }
+
+    /// The repeatability report, or why there is none.
+    pub fn repeatability(&self) -> Result<repeatability::Report, String> {
+        self.load("repeatability.json")
+    }
+
+    /// `rel` as a message shows it: `results/peers/sum_f32.json`.
+    pub fn shown(&self, rel: &str) -> String {
+        if self.shown.is_empty() {
+            rel.to_string()
+        } else {
+            format!("{}/{rel}", self.shown)
+        }
+    }
+
+    fn load<T: DeserializeOwned>(&self, rel: &str) -> Result<T, String> {
+        let shown = self.shown(rel);
+        let text = match std::fs::read_to_string(self.dir.join(rel)) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!("not measured: {shown} does not exist; {REMEASURE}"));
+            }
+            Err(e) => return Err(format!("{shown} cannot be read ({e}); {REMEASURE}")),
+        };
+        serde_json::from_str(&text).map_err(|e| {
+            format!("{shown} is not a report this preprocessor reads ({e}); {REMEASURE}")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Present reports load; absent and malformed ones give the file and the fix.
+    #[test]
+    fn reads_reports_or_says_why_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("peers")).unwrap();
+        std::fs::write(dir.path().join("peers/bad.json"), "{\"schema\": 1}").unwrap();
+        std::fs::write(
+            dir.path().join("repeatability.json"),
+            r#"{"gpu": "G", "measured_at": "2026-05-01T00:00:00Z", "rows": [],
+                "max_abs_diff_pct_over_floor": 0.5, "goal_met": true}"#,
+        )
+        .unwrap();
+        let stored = StoredReports::new(dir.path(), "results");
+        assert!(stored.repeatability().unwrap().goal_met);
+        let cases = [
+            (
+                stored.peers("sum_f32").unwrap_err(),
+                "not measured: results/peers/sum_f32.json does not exist; run bench/gpu-session.sh",
+            ),
+            (
+                stored.peers("bad").unwrap_err(),
+                "results/peers/bad.json is not a report this preprocessor reads (missing field",
+            ),
+        ];
+        for (got, want) in cases {
+            assert!(got.starts_with(want), "{got}");
+        }
+    }
+}

@@ -48,6 +48,12 @@ bash bench/peers/run.sh results/peers/sum_f32.jsonl > "$out/peers.log" 2>&1 || e
 cuda-runner peers --problem sum_f32 --ours results/reductions/fast_reduce.json --peers results/peers/sum_f32.jsonl > results/peers/sum_f32.json
 tail -12 "$out/peers.log"
 
+stamp "profile at 2^30: counters (Nsight Compute) and SASS of fast_reduce"
+metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct,launch__grid_size,launch__block_size,launch__registers_per_thread
+ncu --clock-control none --csv --metrics "$metrics" python3 bench/peers/profile.py > "$out/ncu-2p30.csv" 2> "$out/ncu.err" || echo "ncu failed: $(tail -3 "$out/ncu.err")"
+grep -E "reduce_fast|DeviceReduce" "$out/ncu-2p30.csv" | cut -c1-400 | head -40 || true
+nvcc -cubin -arch=sm_90 -o /tmp/fast_reduce.cubin kernels/reductions/fast_reduce.cu && cuobjdump --dump-sass /tmp/fast_reduce.cubin > "$out/fast_reduce.sass" && grep -cE "LDG" "$out/fast_reduce.sass" && grep -E "LDG|ATOM|RED" "$out/fast_reduce.sass" | head -20 || true
+
 stamp "packing"
 tar czf "$out/results.tar.gz" results preprocessor/tests/fixtures/planted/results
 stamp "done"

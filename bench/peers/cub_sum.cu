@@ -65,7 +65,7 @@ void release_blocker() {
 
 constexpr size_t kMinSamples = 10;
 constexpr double kTargetNoise = 0.005;     // relative stdev that ends sampling
-constexpr double kMinGpuS = 0.05;          // GPU time needed before it may
+constexpr double kMinGpuS = 0.1;           // GPU time needed before it may
 constexpr double kTimeoutS = 3.0;          // wall time, then labelled noisy
 constexpr double kThrottleFraction = 0.75; // of the default SM clock
 constexpr size_t kMaxSamples = 2000;
@@ -268,7 +268,7 @@ struct Timer {
             noise_history.push_back(noise);
             if (n >= kMinSamples) {
                 if (gpu_s >= kMinGpuS && noise <= kTargetNoise) break;
-                if (n >= 4 * kMinSamples && noise_settled(noise_history)) break;
+                if (gpu_s >= kMinGpuS && n >= 4 * kMinSamples && noise_settled(noise_history)) break;
                 if (n >= kMaxSamples) break;
             }
             double elapsed =

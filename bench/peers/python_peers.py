@@ -24,7 +24,7 @@ import time
 # The sampling policy: the runner's POLICY (measure.rs), value for value.
 MIN_SAMPLES = 10
 TARGET_NOISE = 0.005      # relative stdev that ends sampling
-MIN_GPU_S = 0.05          # GPU time needed before it may
+MIN_GPU_S = 0.1           # GPU time needed before it may
 TIMEOUT_S = 3.0           # wall time, then labelled noisy
 THROTTLE_FRACTION = 0.75  # of the default SM clock
 MAX_SAMPLES = 2000
@@ -245,7 +245,7 @@ class Timer:
             if n >= MIN_SAMPLES:
                 if gpu_s >= MIN_GPU_S and noise <= TARGET_NOISE:
                     break
-                if n >= 4 * MIN_SAMPLES and noise_settled(history):
+                if gpu_s >= MIN_GPU_S and n >= 4 * MIN_SAMPLES and noise_settled(history):
                     break
                 if n >= MAX_SAMPLES:
                     break

@@ -21,8 +21,10 @@ pub struct Policy {
     pub min_samples: usize,
     /// Relative standard deviation that ends sampling.
     pub target_noise: f64,
-    /// GPU time (sum of samples) required before the noise target may end
-    /// sampling, seconds.
+    /// GPU time (sum of samples) required before either stopping rule
+    /// (noise target, settled noise) may end sampling, seconds; as in
+    /// nvbench, a short kernel is sampled until this much GPU time or
+    /// `max_samples`, so that its median is stable between runs.
     pub min_gpu_s: f64,
     /// Wall time after which sampling stops and the figure is labelled
     /// `noisy` if the noise target was not met, seconds.
@@ -38,7 +40,7 @@ pub struct Policy {
 pub const POLICY: Policy = Policy {
     min_samples: 10,
     target_noise: 0.005,
-    min_gpu_s: 0.05,
+    min_gpu_s: 0.1,
     timeout_s: 3.0,
     throttle_fraction: 0.75,
     max_samples: 2000,
@@ -256,10 +258,11 @@ impl Timer {
             let noise = rel_stdev(&samples.times_us);
             noise_history.push(noise);
             if n >= policy.min_samples {
-                if gpu_s >= policy.min_gpu_s && noise <= policy.target_noise {
+                let enough_time = gpu_s >= policy.min_gpu_s;
+                if enough_time && noise <= policy.target_noise {
                     break;
                 }
-                if n >= 4 * policy.min_samples && noise_settled(&noise_history) {
+                if enough_time && n >= 4 * policy.min_samples && noise_settled(&noise_history) {
                     break;
                 }
                 if n >= policy.max_samples {
@@ -369,7 +372,10 @@ impl Timer {
 
     /// Measures the read and copy ceilings and the launch floor.
     pub fn ceilings(&mut self) -> anyhow::Result<Ceilings> {
-        let bytes = (8 * self.l2_bytes).max(1 << 30);
+        // As many bytes as the largest example reads (2^30 floats), so the
+        // fixed costs of a cold sample (the flush's dirty lines, ramp-up)
+        // weigh on the ceiling no more than on the examples.
+        let bytes = (8 * self.l2_bytes).max(4 << 30);
         let n4 = bytes / 16;
         // SAFETY: filled by the memsets below before any kernel reads them.
         let mut src = unsafe { self.stream.alloc::<u8>(bytes as usize)? };

@@ -8,12 +8,15 @@
 #   3. the peers (CUB, torch, cupy) timed right after, combined with the
 #      book's best kernel into results/peers/sum_f32.json.
 # Needs dist/bin (scripts/bundle) or cargo. Usage: bench/gpu-session.sh OUTDIR
-# OUTDIR receives results.tar.gz (results/ and the fixture's results/) and logs.
+# OUTDIR receives one file, session.tar.gz: results/, the fixture's results/
+# and the logs under session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:?usage: $0 OUTDIR}"
-mkdir -p "$out"
+dest="${1:?usage: $0 OUTDIR}"
+mkdir -p "$dest"
 cd "$root"
+out="$root/session-logs"
+rm -rf "$out" && mkdir -p "$out"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [[ -x dist/bin/cuda-runner ]] && ! command -v cargo >/dev/null; then bin="$root/dist/bin"; else bin="$root/target/release"; fi
 export PATH="$bin:$PATH"
@@ -51,9 +54,25 @@ tail -12 "$out/peers.log"
 stamp "profile at 2^30: counters (Nsight Compute) and SASS of fast_reduce"
 metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct,launch__grid_size,launch__block_size,launch__registers_per_thread
 ncu --clock-control none --csv --metrics "$metrics" python3 bench/peers/profile.py > "$out/ncu-2p30.csv" 2> "$out/ncu.err" || echo "ncu failed: $(tail -3 "$out/ncu.err")"
-grep -E "reduce_fast|DeviceReduce" "$out/ncu-2p30.csv" | cut -c1-400 | head -40 || true
+python3 - "$out/ncu-2p30.csv" <<'PY' || true
+import csv, sys
+for row in csv.reader(open(sys.argv[1])):
+    if len(row) > 14 and ("reduce_fast" in row[4] or "DeviceReduce" in row[4]):
+        print(f"  {row[4][:40]:40} {row[12]:55} {row[14]}")
+PY
 nvcc -cubin -arch=sm_90 -o /tmp/fast_reduce.cubin kernels/reductions/fast_reduce.cu && cuobjdump --dump-sass /tmp/fast_reduce.cubin > "$out/fast_reduce.sass" && grep -cE "LDG" "$out/fast_reduce.sass" && grep -E "LDG|ATOM|RED" "$out/fast_reduce.sass" | head -20 || true
 
+python3 - <<'PY' || true
+import json
+r = json.load(open("results/peers/sum_f32.json"))
+for row in r["rows"]:
+    o = row["ours"]["median_us"] if row["ours"] else float("nan")
+    c = row["peers"].get("cub", {}).get("median_us", float("nan"))
+    print(f"  n={row['n']:>10}  ours {o:9.2f}  cub {c:9.2f}  cub/ours {c / o:.3f}  ours {row['bytes'] / o / 1e3:6.0f} GB/s")
+rep = json.load(open("results/repeatability.json"))
+print("  repeatability: max |diff| over 20 us medians", round(rep["max_abs_diff_pct_over_floor"], 2), "% goal met:", rep["goal_met"])
+PY
+
 stamp "packing"
-tar czf "$out/results.tar.gz" results preprocessor/tests/fixtures/planted/results
+tar czf "$dest/session.tar.gz" results preprocessor/tests/fixtures/planted/results session-logs
 stamp "done"

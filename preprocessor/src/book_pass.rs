@@ -37,9 +37,7 @@ impl Preprocessor for CudaPreprocessor {
             // `mdbook test` runs rustdoc on Rust blocks; it must never measure.
             settings.mode = Mode::Frozen;
         }
-        let mut bench = IsolatedBench {
-            runner: settings.runner.clone(),
-        };
+        let mut bench = IsolatedBench::new(settings.runner.clone());
         let target = Target::for_renderer(&ctx.renderer);
         process(book, &settings, target, &mut bench, &mut std::io::stderr())
     }

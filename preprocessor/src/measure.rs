@@ -32,15 +32,35 @@ pub trait Bench {
 pub struct IsolatedBench {
     /// The runner executable (path, or name on PATH).
     pub runner: PathBuf,
+    /// The GPU the probe found, for records of children stopped before they
+    /// could report it (time-outs).
+    pub probed: Option<GpuFacts>,
+}
+
+impl IsolatedBench {
+    /// A bench that runs `runner`.
+    pub fn new(runner: PathBuf) -> Self {
+        IsolatedBench {
+            runner,
+            probed: None,
+        }
+    }
 }
 
 impl Bench for IsolatedBench {
     fn probe(&mut self) -> Option<GpuFacts> {
-        isolate::probe_gpu(&self.runner)
+        self.probed = isolate::probe_gpu(&self.runner);
+        self.probed.clone()
     }
 
     fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
-        isolate::measure_isolated(&self.runner, example, key, limit)
+        let mut record = isolate::measure_isolated(&self.runner, example, key, limit);
+        // A child killed at its time limit never says which GPU it ran on;
+        // it ran on the one the probe found.
+        if record.gpu.is_none() {
+            record.gpu = self.probed.clone();
+        }
+        record
     }
 
     fn describe(&self) -> String {

@@ -146,7 +146,7 @@ pub fn peers_table(report: &PeersReport) -> Table {
             }
             let cub = row.peers.get("cub");
             cells.push(match (cub, &row.ours) {
-                (Some(c), Some(o)) => Cell::new(format!("{:.2}", c.median_us / o.median_us)),
+                (Some(c), Some(o)) => Cell::new(format!("{:.3}", c.median_us / o.median_us)),
                 _ => Cell::none(),
             });
             let ours_gbs = row.ours.as_ref().map(|o| gbs(row, o));
@@ -348,7 +348,7 @@ pub(crate) mod tests {
                 "250.1",
                 "258.3",
                 "9.250 ✗",
-                "1.01",
+                "1.006",
                 "4318",
                 "99.8%",
             ],

@@ -10,7 +10,9 @@
 //! recipe evolves; any other key is kept as written (that is how a stale
 //! fixture is made). Any other stored file under `results/` (a peers
 //! comparison's `ours_key`) may name an example's current key as
-//! `"@current:ID"`.
+//! `"@current:ID"`, and any result may store `"method_version":
+//! "@current"` for the runner's current measuring-method version, so that
+//! hand-written fixtures do not turn stale when the method changes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +23,9 @@ const CURRENT_KEY: &str = "\"@current\"";
 /// Placeholder for "the current key of example ID" in any fixture result,
 /// followed by the id and a closing quote: `"@current:reductions/fast"`.
 const CURRENT_KEY_OF: &str = "\"@current:";
+
+/// Placeholder for the runner's current method version.
+const CURRENT_METHOD: &str = "\"method_version\": \"@current\"";
 
 /// A fixture book in a temporary folder.
 pub struct BookTest {
@@ -109,7 +114,14 @@ impl BookTest {
             .map(|r| (r.example.id.as_str(), r.key.as_str()))
             .collect();
         for path in json_files(&settings.results) {
-            let text = std::fs::read_to_string(&path).expect("read fixture result");
+            let mut text = std::fs::read_to_string(&path).expect("read fixture result");
+            if text.contains(CURRENT_METHOD) {
+                text = text.replace(
+                    CURRENT_METHOD,
+                    &format!("\"method_version\": {}", cuda_runner::METHOD_VERSION),
+                );
+                std::fs::write(&path, &text).expect("write fixture result");
+            }
             if text.contains(CURRENT_KEY_OF) {
                 let filled = fill_keys_of(&text, &keys)
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

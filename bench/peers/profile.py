@@ -20,7 +20,7 @@ sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 x = cupy.random.default_rng(1).random(N, dtype=cupy.float32)
 out = cupy.zeros(1, dtype=cupy.float32)
-grid = min((N + 4095) // 4096, sms * 2)
+grid = min((N + 4095) // 4096, 1 << ((sms * 2).bit_length() - 1))  # pow2_floor(sms * 2), as the header says
 reduce_fast((grid,), (1024,), (x, out, cupy.uint32(N)))
 total = cupy.sum(x)
 cupy.cuda.Device().synchronize()

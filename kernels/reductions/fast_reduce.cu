@@ -1,12 +1,13 @@
 /*+++
 problem = "sum_f32"
 sizes = ["2^16", "2^18", "2^20", "2^22", "2^24", "2^26", "2^28", "2^30"]
-# Enough blocks to fill every SM (two 1024-thread blocks each, 2048 threads,
-# the SM's limit) and no more: each thread then loops over many elements.
+# At most two 1024-thread blocks per SM (2048 threads, the SM's limit),
+# rounded down to a power of two (256 blocks on 132 SMs) so that a
+# power-of-two input splits into equal shares with no straggling warps.
 # Small inputs get fewer blocks, one float4 per thread.
 [[launch]]
 kernel = "reduce_fast"
-grid = "min(ceil_div(n, 4096), sms * 2)"
+grid = "min(ceil_div(n, 4096), pow2_floor(sms * 2))"
 block = 1024
 args = ["input", "out", "n"]
 +++*/
@@ -49,34 +50,44 @@ __device__ float block_sum(float v) {
 }
 // ANCHOR_END: block_sum
 
-extern "C" __global__ void reduce_fast(const float* __restrict__ x,
-                                       float* __restrict__ out,
-                                       unsigned int n) {
+// 1024 threads per block: the launch bound lets the compiler plan
+// registers for two such blocks per SM.
+extern "C" __global__ void __launch_bounds__(1024) reduce_fast(const float* __restrict__ x,
+                                                               float* __restrict__ out,
+                                                               unsigned int n) {
     // ANCHOR: grid_stride
     // Input from cudaMalloc is 256-byte aligned, so x can be read as float4.
     const float4* x4 = reinterpret_cast<const float4*>(x);
     unsigned int n4 = n / 4;
-    unsigned int stride = gridDim.x * blockDim.x;
-    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+    // The input is cut into warp tiles of 32 x LOADS_IN_FLIGHT float4s
+    // (2 KiB). A warp reads a whole tile: each load covers 512 contiguous
+    // bytes, and its LOADS_IN_FLIGHT loads cover the tile. Warps step
+    // through the tiles by the number of warps in the grid.
+    const unsigned int tile = 32 * LOADS_IN_FLIGHT;
+    unsigned int lane = threadIdx.x % 32;
+    unsigned int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    unsigned int warps = gridDim.x * blockDim.x / 32;
+    unsigned int tiles = n4 / tile;
 
     // One accumulator per load in flight, so no addition waits on another.
     float acc[LOADS_IN_FLIGHT] = {};
 
-    // Main loop: LOADS_IN_FLIGHT float4 loads per thread, all in bounds.
-    // A warp's load covers 32 consecutive float4s: 512 contiguous bytes.
-    for (; i + (LOADS_IN_FLIGHT - 1) * stride < n4; i += LOADS_IN_FLIGHT * stride) {
+    for (unsigned int t = warp; t < tiles; t += warps) {
+        const float4* p = x4 + t * tile + lane;
         float4 v[LOADS_IN_FLIGHT];
 #pragma unroll
         for (int k = 0; k < LOADS_IN_FLIGHT; ++k) {
-            v[k] = x4[i + k * stride];
+            v[k] = p[32 * k];
         }
 #pragma unroll
         for (int k = 0; k < LOADS_IN_FLIGHT; ++k) {
             acc[k] += (v[k].x + v[k].y) + (v[k].z + v[k].w);
         }
     }
-    // Fewer than LOADS_IN_FLIGHT float4s left for this thread.
-    for (; i < n4; i += stride) {
+    // The float4s after the last whole tile, one per thread, grid-stride.
+    unsigned int stride = gridDim.x * blockDim.x;
+    for (unsigned int i = tiles * tile + blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
         float4 v = x4[i];
         acc[0] += (v.x + v.y) + (v.z + v.w);
     }

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 /// An expression for a launch dimension or a byte count: a whole number or
 /// text such as `"ceil_div(n, 256)"` or `"min(sms * 4, ceil_div(n, 1024))"`.
 /// Variables: `n` (the size), `sms` (the device's multiprocessor count),
-/// `grid0`, `grid1`, ... (grids of earlier launches) and `block0`, ....
+/// `grid0`, `grid1`, ... (grids of earlier launches) and `block0`, ...;
+/// functions `min`, `max`, `ceil_div` and `pow2_floor`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Expr {

@@ -1,6 +1,7 @@
 //! Turns a declaration's launch expressions into concrete launches for one
 //! size on one device. Expressions use `n`, `sms`, earlier `gridK`/`blockK`,
-//! integer arithmetic, `min`, `max` and `ceil_div(a, b)`.
+//! integer arithmetic, `min`, `max`, `ceil_div(a, b)` and `pow2_floor(a)`
+//! (the largest power of two not above `a`).
 
 use crate::declaration::{Declaration, Expr};
 use evalexpr::{
@@ -162,9 +163,22 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u64, Pl
         }),
     )
     .map_err(|e| fail(e.to_string()))?;
+    ctx.set_function(
+        "pow2_floor".into(),
+        Function::new(|arg| {
+            let a: i64 = arg.as_int()?;
+            if a <= 0 {
+                return Err(EvalexprError::CustomMessage(
+                    "pow2_floor of zero or a negative number".into(),
+                ));
+            }
+            Ok(Value::from_int(1i64 << (63 - a.leading_zeros())))
+        }),
+    )
+    .map_err(|e| fail(e.to_string()))?;
     let value = evalexpr::eval_int_with_context(text, &ctx).map_err(|e| {
         fail(format!(
-            "{e}; expressions use n, sms, gridK, blockK, + - * / %, min(a, b), max(a, b) and ceil_div(a, b)"
+            "{e}; expressions use n, sms, gridK, blockK, + - * / %, min(a, b), max(a, b), ceil_div(a, b) and pow2_floor(a)"
         ))
     })?;
     u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
@@ -193,6 +207,17 @@ mod tests {
         assert_eq!(big.launches[0].grid, 528);
         assert_eq!(big.scratch["partials"], 528);
         assert_eq!(big.scalars["grid0"], 528);
+    }
+
+    // A grid can be the largest power of two that fits the device, so that
+    // power-of-two inputs split into equal shares.
+    #[test]
+    fn pow2_floor_rounds_down_to_a_power_of_two() {
+        let d = decl("min(ceil_div(n, 4096), pow2_floor(sms * 2))");
+        assert_eq!(resolve(&d, 1 << 30, 132).unwrap().launches[0].grid, 256);
+        assert_eq!(resolve(&d, 1 << 30, 128).unwrap().launches[0].grid, 256);
+        assert_eq!(resolve(&d, 1 << 16, 132).unwrap().launches[0].grid, 16);
+        assert!(resolve(&decl("pow2_floor(n - n)"), 10, 132).is_err());
     }
 
     // A typo in an expression names the field and lists what is allowed.

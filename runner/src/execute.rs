@@ -239,7 +239,7 @@ impl SizeRunner<'_> {
         let stream = self.ctx.default_stream();
         let buffers = Buffers::allocate(self.problem, &plan, n, &stream)
             .map_err(measure::classify_queue_error)?;
-        let args = bind_args(&plan, &buffers).map_err(SizeError::Declared)?;
+        let args = bind_args(&plan, &buffers, &stream).map_err(SizeError::Declared)?;
         for l in &plan.launches {
             if l.shared > 48 * 1024 {
                 self.functions[&l.kernel]
@@ -411,6 +411,15 @@ impl Buffers {
             })
     }
 
+    fn names(&self) -> Vec<String> {
+        self.inputs
+            .iter()
+            .map(|(n, ..)| n.clone())
+            .chain(self.outputs.iter().map(|(n, ..)| n.clone()))
+            .chain(self.scratch.iter().map(|(n, _)| n.clone()))
+            .collect()
+    }
+
     /// Sets accumulators to their identity; with `poison`, also fills other
     /// outputs and all scratch with NaN.
     fn reset(&self, stream: &Arc<CudaStream>, poison: bool) -> Result<(), DriverError> {
@@ -457,8 +466,11 @@ fn memset32(dev: &CudaSlice<f32>, bits: u32, stream: &Arc<CudaStream>) -> Result
     unsafe { sys::cuMemsetD32Async(ptr, bits, dev.len(), stream.cu_stream()).result() }
 }
 
-fn bind_args(plan: &ResolvedPlan, buffers: &Buffers) -> Result<Vec<Vec<Arg>>, String> {
-    let stream_less = |name: &str| buffers.pointer_any(name);
+fn bind_args(
+    plan: &ResolvedPlan,
+    buffers: &Buffers,
+    stream: &Arc<CudaStream>,
+) -> Result<Vec<Vec<Arg>>, String> {
     plan.launches
         .iter()
         .enumerate()
@@ -466,7 +478,7 @@ fn bind_args(plan: &ResolvedPlan, buffers: &Buffers) -> Result<Vec<Vec<Arg>>, St
             l.args
                 .iter()
                 .map(|name| {
-                    if let Some(p) = stream_less(name) {
+                    if let Some(p) = buffers.pointer(name, stream) {
                         return Ok(Arg::Ptr(p));
                     }
                     if let Some(v) = plan.scalars.get(name) {
@@ -484,21 +496,4 @@ fn bind_args(plan: &ResolvedPlan, buffers: &Buffers) -> Result<Vec<Vec<Arg>>, St
                 .collect()
         })
         .collect()
-}
-
-impl Buffers {
-    fn pointer_any(&self, name: &str) -> Option<u64> {
-        // Pointers do not depend on the stream when event tracking is off.
-        let ctx_stream = self.inputs.first().map(|(_, _, d)| d.stream().clone())?;
-        self.pointer(name, &ctx_stream)
-    }
-
-    fn names(&self) -> Vec<String> {
-        self.inputs
-            .iter()
-            .map(|(n, ..)| n.clone())
-            .chain(self.outputs.iter().map(|(n, ..)| n.clone()))
-            .chain(self.scratch.iter().map(|(n, _)| n.clone()))
-            .collect()
-    }
 }

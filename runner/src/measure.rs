@@ -290,11 +290,21 @@ impl Timer {
     {
         reset(&self.stream).map_err(classify_queue_error)?;
         self.flush_l2().map_err(classify_queue_error)?;
+        self.blocked_interval(work)
+    }
+
+    /// Times what `enqueue` queues between one event pair, with the
+    /// blocking kernel holding the stream until everything is queued.
+    /// Returns microseconds and whether the blocker timed out.
+    fn blocked_interval<W>(&mut self, enqueue: &mut W) -> Result<(f64, bool), RunError>
+    where
+        W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
+    {
         self.arm_blocker().map_err(classify_queue_error)?;
         self.start
             .record(&self.stream)
             .map_err(classify_queue_error)?;
-        let queued = work(&self.stream);
+        let queued = enqueue(&self.stream);
         let recorded = self.stop.record(&self.stream);
         self.release_blocker();
         queued.map_err(classify_queue_error)?;
@@ -315,23 +325,11 @@ impl Timer {
         let mut nothing = |_: &Arc<CudaStream>| Ok(());
         let (single, _) = self.one_cold(&mut nothing, &mut work)?;
         let reps = ((200.0 / single.max(0.5)).ceil() as usize).clamp(1, 100);
+        let mut repeated = |s: &Arc<CudaStream>| (0..reps).try_for_each(|_| work(s));
         let mut times = Vec::new();
         for _ in 0..11 {
-            self.arm_blocker().map_err(classify_queue_error)?;
-            self.start
-                .record(&self.stream)
-                .map_err(classify_queue_error)?;
-            let mut queued = Ok(());
-            for _ in 0..reps {
-                queued = queued.and_then(|_| work(&self.stream));
-            }
-            let recorded = self.stop.record(&self.stream);
-            self.release_blocker();
-            queued.map_err(classify_queue_error)?;
-            recorded.map_err(classify_queue_error)?;
-            self.stream.synchronize().map_err(RunError::Fault)?;
-            let ms = self.start.elapsed_ms(&self.stop).map_err(RunError::Fault)?;
-            times.push(f64::from(ms) * 1000.0 / reps as f64);
+            let (t, _) = self.blocked_interval(&mut repeated)?;
+            times.push(t / reps as f64);
         }
         Ok(median(&times[1..]))
     }

@@ -54,13 +54,7 @@ impl Bench for IsolatedBench {
     }
 
     fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
-        let mut record = isolate::measure_isolated(&self.runner, example, key, limit);
-        // A child killed at its time limit never says which GPU it ran on;
-        // it ran on the one the probe found.
-        if record.gpu.is_none() {
-            record.gpu = self.probed.clone();
-        }
-        record
+        isolate::measure_isolated(&self.runner, example, key, limit, self.probed.as_ref())
     }
 
     fn describe(&self) -> String {
@@ -185,7 +179,7 @@ fn measure_chosen(
             done + 1,
             chosen.len(),
             example.id,
-            clock(started.elapsed())
+            cuda_runner::report::elapsed(started.elapsed())
         );
         let limit = isolate::limit_for(example, settings.timeout);
         let record = bench.measure(example, &resolved.key, limit);
@@ -209,12 +203,6 @@ pub fn wants_measuring(mode: Mode, outcome: &Outcome) -> bool {
         Mode::Auto => outcome.needs_measuring(),
         Mode::Force => !matches!(outcome, Outcome::Broken(_)),
     }
-}
-
-/// `m:ss` of a duration.
-fn clock(elapsed: Duration) -> String {
-    let s = elapsed.as_secs();
-    format!("{}:{:02}", s / 60, s % 60)
 }
 
 /// One line saying how a measurement ended.
@@ -389,6 +377,5 @@ mod tests {
             outcome_line(&record(Status::Pass, Expectation::Pass)),
             "pass (3.5 s)"
         );
-        assert_eq!(clock(Duration::from_secs(61)), "1:01");
     }
 }

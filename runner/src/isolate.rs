@@ -24,17 +24,23 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
 
 /// Measures `example` in a child process of `runner_exe` and returns its
 /// record. Never fails: every way the child can end is a [`Status`].
+/// `gpu` is the device a [`probe_gpu`] found: a child stopped at its time
+/// limit never reports the GPU it ran on, so its record names this one.
 pub fn measure_isolated(
     runner_exe: &Path,
     example: &Example,
     key: &str,
     limit: Duration,
+    gpu: Option<&GpuFacts>,
 ) -> Record {
     let started = Instant::now();
     let mut record = match run_child(runner_exe, example, key, limit) {
         Ok(r) => r,
         Err((status, message, log)) => Record::failure(example, key, status, message, log),
     };
+    if record.gpu.is_none() {
+        record.gpu = gpu.cloned();
+    }
     if record.wall_s == 0.0 {
         record.wall_s = started.elapsed().as_secs_f64();
     }

@@ -111,6 +111,8 @@ fn main() -> Result<()> {
 fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
     let examples = load_examples(paths)?;
     let exe = std::env::current_exe().context("locating cuda-runner itself")?;
+    // Named in the records of children stopped at their time limit.
+    let gpu = isolate::probe_gpu(&exe);
     let started = Instant::now();
     let mut records = Vec::new();
     for (i, example) in examples.iter().enumerate() {
@@ -122,8 +124,13 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
             report::elapsed(started.elapsed())
         );
         let key = key::example_key(example);
-        let record =
-            isolate::measure_isolated(&exe, example, &key, isolate::limit_for(example, limit));
+        let record = isolate::measure_isolated(
+            &exe,
+            example,
+            &key,
+            isolate::limit_for(example, limit),
+            gpu.as_ref(),
+        );
         eprintln!("[cuda-runner]   -> {}", report::outcome_line(&record));
         records.push(record);
     }

@@ -68,3 +68,15 @@ pub fn table(records: &[Record]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Progress lines show elapsed time as minutes and zero-padded seconds.
+    #[test]
+    fn elapsed_is_minutes_and_seconds() {
+        assert_eq!(elapsed(Duration::from_secs(61)), "1:01");
+        assert_eq!(elapsed(Duration::from_secs(600)), "10:00");
+    }
+}

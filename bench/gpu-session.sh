@@ -7,12 +7,18 @@
 #   2. the planted-failure fixture book measured (its results are test data);
 #   3. the peers (CUB, torch, cupy) timed right after, combined with the
 #      book's best kernel into results/peers/sum_f32.json.
-# Needs dist/bin (scripts/bundle) or cargo. Usage: bench/gpu-session.sh OUTDIR
-# OUTDIR receives one file, session.tar.gz: results/, the fixture's results/
-# and the logs under session-logs/ (the device tool returns at most 8 files).
+# Needs dist/bin (scripts/bundle) or cargo.
+# Usage: bench/gpu-session.sh OUTDIR [all|book|peers]
+# `book` is step 1 with the auto-mode checks, `peers` steps 2 and 3 with the
+# profile (it needs the book's current fast_reduce record): two calls of a
+# device with a per-call time limit. OUTDIR receives one file,
+# session-STAGE.tar.gz: results/, the fixture's results/ and the logs under
+# session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR}"
+dest="${1:?usage: $0 OUTDIR [all|book|peers]}"
+stage="${2:-all}"
+case $stage in all | book | peers) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -23,12 +29,13 @@ export PATH="$bin:$PATH"
 start=$(date +%s)
 stamp() { echo "[session $(( $(date +%s) - start )) s] $*"; }
 
+if [[ $stage != peers ]]; then
 stamp "book, first full measuring run"
-CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run1.log" | grep -E "^\[cuda\]" || true
+CUDA_MEASURED_SAMPLES_DIR="$out/samples-run1" CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run1.log" | grep -E "^\[cuda\]" || true
 run1=$(mktemp -d)
 cp -r results/. "$run1/"
 stamp "book, second full measuring run"
-CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run2.log" | grep -E "^\[cuda\]" || true
+CUDA_MEASURED_SAMPLES_DIR="$out/samples-run2" CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run2.log" | grep -E "^\[cuda\]" || true
 cuda-runner repeatability "$run1" results > results/repeatability.json
 stamp "repeatability written"
 
@@ -41,13 +48,15 @@ echo "// an edit that changes the key" >> kernels/reductions/stride_tree.cu
 scripts/book 2>&1 | grep -E "^\[cuda\]" | tee "$out/auto-one-edit.log" || true
 cp "$run1/stride_tree.cu.orig" kernels/reductions/stride_tree.cu
 cp "$run1/stride_tree.json.orig" results/reductions/stride_tree.json
+fi
 
+if [[ $stage != book ]]; then
 stamp "planted-failure fixture book"
 (cd preprocessor/tests/fixtures/planted && CUDA_MEASURED_MODE=force mdbook build --dest-dir "$(mktemp -d)") 2>&1 | tee "$out/planted.log" | grep -E "^\[cuda\]" || true
 
 stamp "peers"
 mkdir -p results/peers
-bash bench/peers/run.sh results/peers/sum_f32.jsonl > "$out/peers.log" 2>&1 || echo "peers: some step failed, see peers.log"
+RAW="$out/peers-raw.jsonl" bash bench/peers/run.sh results/peers/sum_f32.jsonl > "$out/peers.log" 2>&1 || echo "peers: some step failed, see peers.log"
 cuda-runner peers --problem sum_f32 --ours results/reductions/fast_reduce.json --peers results/peers/sum_f32.jsonl > results/peers/sum_f32.json
 tail -12 "$out/peers.log"
 
@@ -69,10 +78,17 @@ for row in r["rows"]:
     o = row["ours"]["median_us"] if row["ours"] else float("nan")
     c = row["peers"].get("cub", {}).get("median_us", float("nan"))
     print(f"  n={row['n']:>10}  ours {o:9.2f}  cub {c:9.2f}  cub/ours {c / o:.3f}  ours {row['bytes'] / o / 1e3:6.0f} GB/s")
+PY
+fi
+
+python3 - <<'PY' || true
+import json
 rep = json.load(open("results/repeatability.json"))
 print("  repeatability: max |diff| over 20 us medians", round(rep["max_abs_diff_pct_over_floor"], 2), "% goal met:", rep["goal_met"])
+for r in sorted(rep["rows"], key=lambda r: -abs(r["diff_pct"]))[:5]:
+    print(f"    {r['example']:32} n={r['n']:>10}  {r['first_us']:10.2f} {r['second_us']:10.2f}  {r['diff_pct']:+.2f}%")
 PY
 
 stamp "packing"
-tar czf "$dest/session.tar.gz" results preprocessor/tests/fixtures/planted/results session-logs
+tar czf "$dest/session-$stage.tar.gz" results preprocessor/tests/fixtures/planted/results session-logs
 stamp "done"

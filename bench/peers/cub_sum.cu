@@ -65,10 +65,12 @@ void release_blocker() {
 
 constexpr size_t kMinSamples = 10;
 constexpr double kTargetNoise = 0.005;     // relative stdev that ends sampling
-constexpr double kMinGpuS = 0.1;           // GPU time needed before it may
-constexpr double kTimeoutS = 3.0;          // wall time, then labelled noisy
 constexpr double kThrottleFraction = 0.75; // of the default SM clock
-constexpr size_t kMaxSamples = 2000;
+// The whole budget; one of --processes P processes takes 1/P of it (the
+// runner's Policy::share), and pool.py pools the P processes' samples.
+double kMinGpuS = 0.1;                     // GPU time needed before it may
+double kTimeoutS = 3.0;                    // wall time, then labelled noisy
+size_t kMaxSamples = 2000;
 constexpr unsigned long long kBlockerTimeoutNs = 2000000000ull;
 
 // ---------------------------------------------------------------------------
@@ -349,6 +351,12 @@ std::string json_num(double v) {
     return buf;
 }
 
+std::string json_array(const std::vector<double>& v) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + json_num(v[i]);
+    return out + "]";
+}
+
 // The kernel module's version ("580.95.05"), read as the runner reads it.
 std::string kernel_driver_version() {
     std::ifstream f("/proc/driver/nvidia/version");
@@ -414,14 +422,14 @@ void bench_cub(Timer& tm, const char* impl, const char* num_items_type, const fl
         "{\"impl\":%s,\"n\":%lld,\"num_items_type\":%s,\"median_us\":%s,\"min_us\":%s,"
         "\"max_us\":%s,\"samples\":%zu,\"rel_spread\":%s,\"noisy\":%s,\"throttled\":%d,"
         "\"blocker_timeouts\":%d,\"sm_clock_mhz\":%s,\"gb_per_s\":%s,\"got\":%s,\"ref\":%s,"
-        "\"error\":%s,\"tolerance\":%s,\"pass\":%s,\"temp_bytes\":%zu}\n",
+        "\"error\":%s,\"tolerance\":%s,\"pass\":%s,\"temp_bytes\":%zu,\"times_us\":%s}\n",
         json_str(impl).c_str(), static_cast<long long>(n), json_str(num_items_type).c_str(),
         json_num(med).c_str(), json_num(mn).c_str(), json_num(mx).c_str(), s.times_us.size(),
         json_num(rel_stdev(s.times_us)).c_str(), s.noisy ? "true" : "false", s.throttled,
         s.blocker_timeouts, json_num(s.sm_clock_mhz).c_str(),
         json_num(double(n) * sizeof(float) / (med * 1e-6) / 1e9).c_str(), json_num(got).c_str(),
         json_num(ref).c_str(), json_num(error).c_str(), json_num(tolerance).c_str(),
-        pass ? "true" : "false", temp_bytes);
+        pass ? "true" : "false", temp_bytes, json_array(s.times_us).c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "  %-8s n=2^%d  median %.2f us  (%zu samples%s)  %s\n", impl,
                  int(std::lround(std::log2(double(n)))), med, s.times_us.size(),
@@ -443,6 +451,10 @@ int main(int argc, char** argv) {
     const int min_log2 = arg_int(argc, argv, "--min-log2", 16);
     const int max_log2 = arg_int(argc, argv, "--max-log2", 30);
     const uint64_t seed = static_cast<uint64_t>(arg_int(argc, argv, "--seed", 1));
+    const int processes = std::max(1, arg_int(argc, argv, "--processes", 1));
+    kMinGpuS /= processes;
+    kTimeoutS /= processes;
+    kMaxSamples = std::max(kMinSamples, kMaxSamples / size_t(processes));
     if (min_log2 < 1 || max_log2 > 30 || min_log2 > max_log2) {
         std::fprintf(stderr, "sizes must satisfy 1 <= --min-log2 <= --max-log2 <= 30\n");
         return 2;
@@ -474,13 +486,13 @@ int main(int argc, char** argv) {
         "{\"impl\":\"meta\",\"source\":\"cub_sum.cu\",\"gpu\":%s,\"compute_capability\":\"%d.%d\","
         "\"sm_count\":%d,\"l2_bytes\":%d,\"default_sm_clock_mhz\":%s,\"driver\":%s,"
         "\"cuda_driver_api\":%s,\"cuda_runtime\":%s,\"nvcc\":\"%d.%d\",\"cub_version\":%d,"
-        "\"flush_bytes\":%zu,\"nvml_clocks\":%s,\"seed\":%llu,"
+        "\"flush_bytes\":%zu,\"nvml_clocks\":%s,\"seed\":%llu,\"processes\":%d,"
         "\"method\":\"cold: reset, L2 flush memset, blocker, events; runner POLICY\"}\n",
         json_str(prop.name).c_str(), prop.major, prop.minor, sms, l2,
         json_num(clock_khz / 1000.0).c_str(), json_str(driver).c_str(),
         json_str(version_string(driver_api)).c_str(), json_str(version_string(runtime)).c_str(),
         __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, CUB_VERSION, tm.flush_bytes,
-        tm.nvml.clock_info != nullptr ? "true" : "false", static_cast<unsigned long long>(seed));
+        tm.nvml.clock_info != nullptr ? "true" : "false", static_cast<unsigned long long>(seed), processes);
     std::fflush(stdout);
 
     // One host array at the largest size; each N uses its prefix, and the

@@ -24,6 +24,9 @@ import time
 # The sampling policy: the runner's POLICY (measure.rs), value for value.
 MIN_SAMPLES = 10
 TARGET_NOISE = 0.005      # relative stdev that ends sampling
+# The whole budget; one of --processes P processes takes 1/P of the GPU
+# time, time-out and sample cap (the runner's Policy::share), and pool.py
+# pools the P processes' samples.
 MIN_GPU_S = 0.1           # GPU time needed before it may
 TIMEOUT_S = 3.0           # wall time, then labelled noisy
 THROTTLE_FRACTION = 0.75  # of the default SM clock
@@ -285,10 +288,17 @@ def main():
     ap.add_argument("--max-log2", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--impls", default="torch,cupy")
+    ap.add_argument("--processes", type=int, default=1)
     args = ap.parse_args()
+    global MIN_GPU_S, TIMEOUT_S, MAX_SAMPLES
+    processes = max(1, args.processes)
+    MIN_GPU_S /= processes
+    TIMEOUT_S /= processes
+    MAX_SAMPLES = max(MIN_SAMPLES, MAX_SAMPLES // processes)
     wanted = [s.strip() for s in args.impls.split(",") if s.strip()]
 
-    meta = {"impl": "meta", "source": "python_peers.py", "python": sys.version.split()[0]}
+    meta = {"impl": "meta", "source": "python_peers.py", "python": sys.version.split()[0],
+            "processes": processes}
     try:
         import numpy as np
         import cupy as cp
@@ -433,6 +443,7 @@ def run_one(timer, torch, ext, cp, impl, x_c, x_t, n, ref, abs_sum, generator):
             "tolerance": tolerance,
             "pass": passed,
             "input": generator,
+            "times_us": times,
         }
     )
     print(

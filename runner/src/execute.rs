@@ -5,8 +5,10 @@
 
 use crate::device;
 use crate::example::Example;
+use crate::figures;
 use crate::launch_plan::{self, Launch, ResolvedPlan};
 use crate::measure::{self, Ceilings, RunError, Timer};
+use crate::pool::Measured;
 use crate::problem::{self, BufferRole, OutputInit, Problem};
 use crate::record::{EdgeCheck, Record, SizeResult, Status};
 use crate::size::Size;
@@ -41,11 +43,16 @@ impl Stop {
     }
 }
 
-/// Runs `example` and returns its record; never panics on kernel failures.
-pub fn run_example(example: &Example, key: &str) -> Record {
+/// Runs `example` as process `process` of `processes` (each samples with
+/// its [`measure::Policy::share`] of the budget) and returns its record with
+/// the raw samples of every timed size; never panics on kernel failures.
+pub fn run_example(example: &Example, key: &str, process: usize, processes: usize) -> Measured {
     let started = Instant::now();
     let mut record = Record::failure(example, key, Status::Pass, "", "");
-    if let Err(stop) = run_into(example, &mut record) {
+    record.processes = 1;
+    let mut samples_us = Vec::new();
+    let policy = measure::POLICY.share(processes);
+    if let Err(stop) = run_into(example, &mut record, &mut samples_us, &policy, process) {
         record.status = stop.status;
         record.message = stop.message;
         if !stop.log.is_empty() {
@@ -53,10 +60,16 @@ pub fn run_example(example: &Example, key: &str) -> Record {
         }
     }
     record.wall_s = started.elapsed().as_secs_f64();
-    record
+    Measured { record, samples_us }
 }
 
-fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
+fn run_into(
+    example: &Example,
+    record: &mut Record,
+    samples_us: &mut Vec<Vec<f64>>,
+    policy: &measure::Policy,
+    process: usize,
+) -> Result<(), Stop> {
     let decl = &example.declaration;
     let problem = problem::lookup(&decl.problem).ok_or_else(|| {
         Stop::new(
@@ -125,7 +138,7 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
             format!("the measuring support failed: {e:#}"),
         )
     })?;
-    let ceilings = timer.ceilings().map_err(|e| {
+    let ceilings = timer.ceilings(policy).map_err(|e| {
         Stop::new(
             Status::Fault,
             format!("measuring the ceilings failed: {e:#}"),
@@ -139,6 +152,8 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
         example,
         functions: &functions,
         sms: facts.sm_count,
+        policy,
+        process,
     };
     for n in problem.edge_sizes() {
         let outcome = runner.run(n, None).map_err(|e| at_size(e, n))?;
@@ -161,11 +176,12 @@ fn run_into(example: &Example, record: &mut Record) -> Result<(), Stop> {
             l2_bytes: facts.l2_bytes,
         };
         let outcome = runner.run(n, Some(timing)).map_err(|e| at_size(e, n))?;
-        let result = outcome.figures.expect("timed runs have figures");
+        let (result, times) = outcome.figures.expect("timed runs have figures");
         if !result.pass && record.message.is_empty() {
             record.message = format!("wrong at n = {}: {}", Size(n), outcome.check.detail);
         }
         record.sizes.push(result);
+        samples_us.push(times);
     }
     let all_pass = record.sizes.iter().all(|s| s.pass) && record.edge_checks.iter().all(|c| c.pass);
     record.status = if all_pass {
@@ -215,7 +231,8 @@ struct Timing<'a> {
 
 struct Outcome {
     check: problem::CheckOutcome,
-    figures: Option<SizeResult>,
+    /// The figures of a timed size and its raw samples.
+    figures: Option<(SizeResult, Vec<f64>)>,
 }
 
 struct SizeRunner<'a> {
@@ -224,6 +241,8 @@ struct SizeRunner<'a> {
     example: &'a Example,
     functions: &'a BTreeMap<String, CudaFunction>,
     sms: u32,
+    policy: &'a measure::Policy,
+    process: usize,
 }
 
 /// A kernel argument value.
@@ -271,7 +290,8 @@ impl SizeRunner<'_> {
         };
         let samples = t
             .timer
-            .cold(&measure::POLICY, |s| buffers.reset(s, false), work)?;
+            .cold(self.policy, |s| buffers.reset(s, false), work)?;
+        crate::diagnostics::dump_samples(&self.example.id, n, self.process, &samples.times_us);
         // The last timed run's answer must be right too.
         let after = buffers
             .check(self.problem, n, &stream)
@@ -285,41 +305,27 @@ impl SizeRunner<'_> {
         } else {
             None
         };
-        let bytes = plan.bytes.unwrap_or_else(|| self.problem.bytes(n));
-        let gbs = bytes as f64 / (median_us * 1e-6) / 1e9;
-        let mut labels = Vec::new();
-        if bytes <= t.l2_bytes {
-            labels.push("fits-in-l2".to_string());
-        }
-        if median_us < 2.0 * t.ceilings.launch_floor_us {
-            labels.push("launch-bound".to_string());
-        }
-        if samples.noisy {
-            labels.push("noisy".to_string());
-        }
-        let figures = SizeResult {
+        let mut figures = SizeResult {
             n: Size(n),
-            bytes,
+            bytes: plan.bytes.unwrap_or_else(|| self.problem.bytes(n)),
             launches: plan.launches.iter().map(Launch::describe).collect(),
-            median_us,
-            min_us: samples.min(),
-            max_us: samples.max(),
-            samples: samples.times_us.len() as u32,
-            rel_spread: samples.rel_spread(),
-            gbs,
-            pct_peak: 100.0 * gbs / t.peak_gbs,
-            pct_ceiling: Some(100.0 * gbs / t.ceilings.read_gbs),
             hot_median_us,
             sm_clock_mhz: samples.sm_clock_mhz,
             throttled_dropped: samples.throttled,
             error: check.error,
             tolerance: check.tolerance,
             pass: check.pass,
-            labels,
+            ..SizeResult::default()
         };
+        let reference = figures::Reference {
+            peak_gbs: t.peak_gbs,
+            l2_bytes: t.l2_bytes,
+            ceilings: t.ceilings,
+        };
+        figures::derive(&mut figures, &samples.times_us, samples.noisy, &reference);
         Ok(Outcome {
             check,
-            figures: Some(figures),
+            figures: Some((figures, samples.times_us)),
         })
     }
 }

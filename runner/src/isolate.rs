@@ -1,8 +1,11 @@
-//! Runs an example in a child `cuda-runner measure` process with a time
+//! Runs an example in child `cuda-runner measure` processes with a time
 //! limit, so that a kernel that faults, hangs or kills its process becomes a
-//! stored result with its log, and the next example still runs.
+//! stored result with its log, and the next example still runs. The method
+//! measures every example in several processes one after another and pools
+//! their samples ([`crate::pool`]).
 
 use crate::example::Example;
+use crate::pool::{self, Measured};
 use crate::record::{GpuFacts, Record, Status};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -22,8 +25,11 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
         .unwrap_or(fallback)
 }
 
-/// Measures `example` in a child process of `runner_exe` and returns its
-/// record. Never fails: every way the child can end is a [`Status`].
+/// Measures `example` in [`crate::diagnostics::processes`] child processes
+/// of `runner_exe`, one after another, and returns the pooled record. Never
+/// fails: every way a child can end is a [`Status`], and the first child
+/// that fails to run every size (compile error, launch error, fault, time
+/// limit) ends the example with its record. `limit` applies to each child.
 /// `gpu` is the device a [`probe_gpu`] found: a child stopped at its time
 /// limit never reports the GPU it ran on, so its record names this one.
 pub fn measure_isolated(
@@ -34,9 +40,31 @@ pub fn measure_isolated(
     gpu: Option<&GpuFacts>,
 ) -> Record {
     let started = Instant::now();
-    let mut record = match run_child(runner_exe, example, key, limit) {
-        Ok(r) => r,
-        Err((status, message, log)) => Record::failure(example, key, status, message, log),
+    let processes = crate::diagnostics::processes();
+    let mut runs = Vec::new();
+    let mut failed = None;
+    for process in 0..processes {
+        let job = Job {
+            example,
+            key,
+            process,
+            processes,
+        };
+        match run_child(runner_exe, &job, limit) {
+            Ok(m) if pool::is_final_failure(m.record.status) => {
+                failed = Some(m.record);
+                break;
+            }
+            Ok(m) => runs.push(m),
+            Err((status, message, log)) => {
+                failed = Some(Record::failure(example, key, status, message, log));
+                break;
+            }
+        }
+    }
+    let mut record = match failed {
+        Some(r) => r,
+        None => pool::pool(runs),
     };
     if record.gpu.is_none() {
         record.gpu = gpu.cloned();
@@ -49,13 +77,8 @@ pub fn measure_isolated(
 
 type ChildFailure = (Status, String, String);
 
-fn run_child(
-    runner_exe: &Path,
-    example: &Example,
-    key: &str,
-    limit: Duration,
-) -> Result<Record, ChildFailure> {
-    let job = serde_json::to_vec(&Job { example, key }).expect("jobs serialise");
+fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measured, ChildFailure> {
+    let job = serde_json::to_vec(job).expect("jobs serialise");
     let mut job_file = tempfile::NamedTempFile::new().map_err(|e| spawn_failure(runner_exe, e))?;
     job_file
         .write_all(&job)
@@ -103,8 +126,8 @@ fn run_child(
             err,
         ));
     };
-    match serde_json::from_str::<Record>(out.trim()) {
-        Ok(record) => Ok(record),
+    match serde_json::from_str::<Measured>(out.trim()) {
+        Ok(measured) => Ok(measured),
         Err(_) => Err((
             Status::Fault,
             format!("the measuring process ended ({exit}) without a result"),
@@ -124,11 +147,14 @@ fn spawn_failure(runner_exe: &Path, e: std::io::Error) -> ChildFailure {
     )
 }
 
-/// The job a child reads: the example and its key.
+/// The job a child reads: the example, its key, and which of how many
+/// processes the child is.
 #[derive(serde::Serialize)]
 struct Job<'a> {
     example: &'a Example,
     key: &'a str,
+    process: usize,
+    processes: usize,
 }
 
 /// The job as the child parses it.
@@ -138,6 +164,10 @@ pub struct OwnedJob {
     pub example: Example,
     /// Its key.
     pub key: String,
+    /// This child's index, from 0.
+    pub process: usize,
+    /// How many children measure the example.
+    pub processes: usize,
 }
 
 /// Asks `cuda-runner device --json` for the GPU's facts; `None` when there

@@ -69,7 +69,8 @@ enum Command {
         #[arg(long)]
         peers: PathBuf,
     },
-    /// Child-process entry: measure the job in FILE and print its record as JSON.
+    /// Child-process entry: measure the job in FILE and print its record and
+    /// raw samples as JSON.
     #[command(hide = true)]
     Measure {
         /// The job file written by the parent.
@@ -185,8 +186,8 @@ fn measure(job: &Path) -> Result<()> {
     let text =
         std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
     let job: isolate::OwnedJob = serde_json::from_str(&text).context("parsing the job")?;
-    let record: Record = execute::run_example(&job.example, &job.key);
-    println!("{}", serde_json::to_string(&record)?);
+    let measured = execute::run_example(&job.example, &job.key, job.process, job.processes);
+    println!("{}", serde_json::to_string(&measured)?);
     Ok(())
 }
 

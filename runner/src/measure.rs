@@ -34,6 +34,28 @@ pub struct Policy {
     pub throttle_fraction: f64,
     /// Upper bound on samples.
     pub max_samples: usize,
+    /// Child processes that each measure the example with a share of the
+    /// sampling budget; their samples are pooled per size. A fresh process
+    /// brings fresh allocations, a fresh context and fresh code placement,
+    /// and some kernels' times depend on those by a few percent, so one
+    /// process is one draw of that state, not the kernel's time.
+    pub processes: usize,
+}
+
+impl Policy {
+    /// The policy of one of `processes` processes: the GPU time, sample
+    /// cap and time-out are split between them; the minimum sample count
+    /// and the noise targets are not.
+    pub fn share(&self, processes: usize) -> Policy {
+        let p = processes.max(1);
+        Policy {
+            min_gpu_s: self.min_gpu_s / p as f64,
+            timeout_s: self.timeout_s / p as f64,
+            max_samples: (self.max_samples / p).max(self.min_samples),
+            processes: p,
+            ..*self
+        }
+    }
 }
 
 /// The method of [`crate::METHOD_VERSION`].
@@ -44,6 +66,7 @@ pub const POLICY: Policy = Policy {
     timeout_s: 3.0,
     throttle_fraction: 0.75,
     max_samples: 2000,
+    processes: 8,
 };
 
 /// Timed samples of one piece of work.
@@ -369,7 +392,9 @@ impl Timer {
     }
 
     /// Measures the read and copy ceilings and the launch floor.
-    pub fn ceilings(&mut self) -> anyhow::Result<Ceilings> {
+    /// `policy` is the example's sampling policy (its time-out is capped
+    /// at 2 s here).
+    pub fn ceilings(&mut self, policy: &Policy) -> anyhow::Result<Ceilings> {
         // As many bytes as the largest example reads (2^30 floats), so the
         // fixed costs of a cold sample (the flush's dirty lines, ramp-up)
         // weigh on the ceiling no more than on the examples.
@@ -391,8 +416,8 @@ impl Timer {
             shared_mem_bytes: 0,
         };
         let policy = Policy {
-            timeout_s: 2.0,
-            ..POLICY
+            timeout_s: policy.timeout_s.min(2.0),
+            ..*policy
         };
         let read = self.read.clone();
         let copy = self.copy.clone();
@@ -497,6 +522,18 @@ mod tests {
         let mut v = vec![100.0; 9];
         v.push(110.0);
         assert!(rel_stdev(&v) > 0.02);
+    }
+
+    // Each of several processes gets an equal share of the budget, never
+    // fewer than the minimum sample count.
+    #[test]
+    fn shares_split_the_budget() {
+        let one = POLICY.share(4);
+        assert_eq!(one.processes, 4);
+        assert!((one.min_gpu_s * 4.0 - POLICY.min_gpu_s).abs() < 1e-12);
+        assert_eq!(one.max_samples * 4, POLICY.max_samples);
+        assert_eq!(one.min_samples, POLICY.min_samples);
+        assert_eq!(POLICY.share(1000).max_samples, POLICY.min_samples);
     }
 
     // Sampling stops once the noise estimate no longer moves.

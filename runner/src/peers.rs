@@ -99,7 +99,7 @@ pub fn combine(problem: &str, ours: &Record, peers_jsonl: &str) -> anyhow::Resul
                     max_us: s.max_us,
                     samples: s.samples,
                     rel_spread: s.rel_spread,
-                    noisy: s.labels.iter().any(|l| l == "noisy"),
+                    noisy: s.labels.iter().any(|l| l == crate::figures::NOISY),
                     pass: s.pass,
                 }),
                 peers: BTreeMap::new(),

@@ -80,7 +80,7 @@ pub struct GpuFacts {
 }
 
 /// Figures of one size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SizeResult {
     /// Elements.
     pub n: Size,
@@ -162,6 +162,10 @@ pub struct Record {
     pub log: String,
     /// Measuring-method version.
     pub method_version: u32,
+    /// Child processes whose samples were pooled into these figures
+    /// (0 in records older than method v3, which used one).
+    #[serde(default)]
+    pub processes: u32,
     /// Problem name and version (`sum_f32 v1`).
     pub problem: String,
     /// NVRTC options used.
@@ -208,6 +212,7 @@ impl Record {
             message: message.into(),
             log: log.into(),
             method_version: crate::METHOD_VERSION,
+            processes: 0,
             problem: crate::problem::describe(&example.declaration.problem),
             compile_options: crate::compile::options_for(example),
             gpu: None,

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A number of elements. Authors write it as an integer or as `"2^k"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Size(pub u64);
 
 /// Why a size could not be read.

@@ -159,9 +159,20 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
             .collect();
         lines.push(format!("Registers per thread: {}", regs.join(", ")));
     }
-    if let Some(c) = &r.ceilings {
+    if r.processes > 1 {
         lines.push(format!(
-            "Measured alongside: read ceiling {}, copy ceiling {}, launch floor {}",
+            "Samples pooled from {} processes, each with a share of the sampling budget",
+            r.processes
+        ));
+    }
+    if let Some(c) = &r.ceilings {
+        let over = if r.processes > 1 {
+            " (medians over the processes)"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "Measured alongside: read ceiling {}, copy ceiling {}, launch floor {}{over}",
             figures::gbs(c.read_gbs),
             figures::gbs(c.copy_gbs),
             figures::time_us(c.launch_floor_us)

@@ -48,9 +48,19 @@ impl Problem for SumF32 {
     }
 
     fn input(&self, _name: &str, n: u64, seed: u64) -> Vec<f32> {
-        let mut rng =
-            rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        (0..n).map(|_| rng.random::<f32>()).collect()
+        let rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut x = vec![0.0f32; n as usize];
+        // Each thread jumps the generator to its first element (one step
+        // per float), so the values are those of one sequential stream.
+        let per_thread = x.len().div_ceil(threads()).max(1);
+        std::thread::scope(|scope| {
+            for (i, part) in x.chunks_mut(per_thread).enumerate() {
+                let mut rng = rng.clone();
+                rng.advance((i * per_thread) as u128);
+                scope.spawn(move || part.iter_mut().for_each(|v| *v = rng.random::<f32>()));
+            }
+        });
+        x
     }
 
     fn check(&self, n: u64, inputs: &[(&str, &[f32])], outputs: &[(&str, &[f32])]) -> CheckOutcome {
@@ -90,12 +100,42 @@ impl Problem for SumF32 {
     }
 }
 
-/// The float64 sum and the sum of magnitudes.
+/// Elements per partial sum of [`reference_sum`]; fixed, so the reference
+/// does not depend on the number of threads.
+const REFERENCE_CHUNK: usize = 1 << 20;
+
+/// The float64 sum and the sum of magnitudes: float64 partial sums over
+/// fixed chunks of the input (computed in parallel), added in order.
 pub fn reference_sum(x: &[f32]) -> (f64, f64) {
+    let chunks: Vec<&[f32]> = x.chunks(REFERENCE_CHUNK).collect();
+    let per_thread = chunks.len().div_ceil(threads()).max(1);
+    let partials: Vec<(f64, f64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .chunks(per_thread)
+            .map(|group| {
+                scope.spawn(move || group.iter().map(|c| chunk_sum(c)).collect::<Vec<_>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a summing thread panicked"))
+            .collect()
+    });
+    partials
+        .iter()
+        .fold((0.0, 0.0), |(s, m), (ps, pm)| (s + ps, m + pm))
+}
+
+fn chunk_sum(x: &[f32]) -> (f64, f64) {
     x.iter().fold((0.0, 0.0), |(s, m), &v| {
         let v = f64::from(v);
         (s + v, m + v.abs())
     })
+}
+
+/// Threads for input generation and the reference.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The tolerance at size `n`: 4 * sqrt(n) * u.
@@ -119,6 +159,25 @@ mod tests {
         assert_ne!(a, SumF32.input("input", 4096, 8));
         assert!(a.iter().all(|v| (0.0..1.0).contains(v)));
         assert!(a.iter().filter(|v| **v == 0.0).count() < 2);
+    }
+
+    // The parallel generator yields exactly the sequential stream.
+    #[test]
+    fn parallel_input_is_the_sequential_stream() {
+        let n = 1_000_003u64;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5 ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let sequential: Vec<f32> = (0..n).map(|_| rng.random::<f32>()).collect();
+        assert_eq!(SumF32.input("input", n, 5), sequential);
+    }
+
+    // The chunked reference equals a plain float64 sum to rounding.
+    #[test]
+    fn chunked_reference_matches_a_plain_sum() {
+        let x = SumF32.input("input", 3 * REFERENCE_CHUNK as u64 + 17, 3);
+        let (s, m) = reference_sum(&x);
+        let plain: f64 = x.iter().map(|&v| f64::from(v)).sum();
+        assert!((s - plain).abs() <= 1e-12 * plain);
+        assert_eq!(s, m);
     }
 
     // A float32 sum in the natural order passes; NaN never does.

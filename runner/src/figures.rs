@@ -1,0 +1,101 @@
+//! The figures of one timed size derived from its samples: median, range,
+//! spread, bandwidth against the datasheet peak and the measured ceiling,
+//! and the labels. One process's samples and the pooled samples of several
+//! go through the same derivation.
+
+use crate::measure::{self, Ceilings};
+use crate::record::SizeResult;
+
+/// What the bandwidth and the labels are measured against.
+pub struct Reference<'a> {
+    /// Datasheet peak memory bandwidth, GB/s.
+    pub peak_gbs: f64,
+    /// L2 size, bytes.
+    pub l2_bytes: u64,
+    /// The ceilings and launch floor of the run.
+    pub ceilings: &'a Ceilings,
+}
+
+/// Label: the bytes moved fit in L2.
+pub const FITS_IN_L2: &str = "fits-in-l2";
+/// Label: the median is under twice the launch floor.
+pub const LAUNCH_BOUND: &str = "launch-bound";
+/// Label: the noise target was not met before the time-out.
+pub const NOISY: &str = "noisy";
+
+/// Fills the sample-derived fields of `r` (median, min, max, samples,
+/// spread, bandwidths, labels) from `times_us`; `r.bytes` must be set.
+pub fn derive(r: &mut SizeResult, times_us: &[f64], noisy: bool, reference: &Reference<'_>) {
+    let median = measure::median(times_us);
+    r.median_us = median;
+    r.min_us = times_us.iter().copied().fold(f64::INFINITY, f64::min);
+    r.max_us = times_us.iter().copied().fold(0.0, f64::max);
+    r.samples = times_us.len() as u32;
+    r.rel_spread = measure::rel_stdev(times_us);
+    r.gbs = r.bytes as f64 / (median * 1e-6) / 1e9;
+    r.pct_peak = 100.0 * r.gbs / reference.peak_gbs;
+    r.pct_ceiling = Some(100.0 * r.gbs / reference.ceilings.read_gbs);
+    r.labels.clear();
+    if r.bytes <= reference.l2_bytes {
+        r.labels.push(FITS_IN_L2.to_string());
+    }
+    if median < 2.0 * reference.ceilings.launch_floor_us {
+        r.labels.push(LAUNCH_BOUND.to_string());
+    }
+    if noisy {
+        r.labels.push(NOISY.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(ceilings: &Ceilings) -> Reference<'_> {
+        Reference {
+            peak_gbs: 4800.0,
+            l2_bytes: 60 << 20,
+            ceilings,
+        }
+    }
+
+    fn ceilings() -> Ceilings {
+        Ceilings {
+            read_gbs: 4000.0,
+            copy_gbs: 3500.0,
+            launch_floor_us: 3.0,
+            buffer_bytes: 4 << 30,
+        }
+    }
+
+    // 4 GB in 1000 µs is 4000 GB/s: 83.3% of a 4.8 TB/s peak, 100% of a
+    // 4 TB/s ceiling; a large input gets no label.
+    #[test]
+    fn bandwidth_is_bytes_over_median() {
+        let c = ceilings();
+        let mut r = SizeResult {
+            bytes: 4_000_000_000,
+            ..SizeResult::default()
+        };
+        derive(&mut r, &[990.0, 1000.0, 1010.0], false, &reference(&c));
+        assert_eq!(r.median_us, 1000.0);
+        assert_eq!((r.min_us, r.max_us, r.samples), (990.0, 1010.0, 3));
+        assert!((r.gbs - 4000.0).abs() < 1e-9);
+        assert!((r.pct_peak - 83.333).abs() < 1e-3);
+        assert!((r.pct_ceiling.unwrap() - 100.0).abs() < 1e-9);
+        assert!(r.labels.is_empty());
+    }
+
+    // A small input near the launch floor carries both labels, and the
+    // noisy flag becomes a label.
+    #[test]
+    fn small_fast_noisy_sizes_are_labelled() {
+        let c = ceilings();
+        let mut r = SizeResult {
+            bytes: 4096,
+            ..SizeResult::default()
+        };
+        derive(&mut r, &[4.0, 5.0], true, &reference(&c));
+        assert_eq!(r.labels, [FITS_IN_L2, LAUNCH_BOUND, NOISY]);
+    }
+}

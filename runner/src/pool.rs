@@ -1,0 +1,211 @@
+//! Pooling: an example is measured by several child processes, each with a
+//! share of the sampling budget (see [`crate::measure::Policy::processes`]),
+//! and their samples are pooled size by size into one record. The median
+//! over the pooled samples weighs each process's state (its allocations,
+//! context and code placement) equally, so one unlucky process moves it by
+//! a fraction of what it would move a single-process median.
+
+use crate::figures;
+use crate::measure::{self, Ceilings};
+use crate::record::{EdgeCheck, Record, SizeResult, Status};
+use serde::{Deserialize, Serialize};
+
+/// What one child process returns: its record and, per timed size in the
+/// record's order, the kept sample times in microseconds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measured {
+    /// The record of this process alone.
+    pub record: Record,
+    /// Raw samples, one vector per entry of `record.sizes`.
+    pub samples_us: Vec<Vec<f64>>,
+}
+
+/// Whether a process ended in a way that ends the example (nothing to pool).
+pub fn is_final_failure(status: Status) -> bool {
+    !matches!(status, Status::Pass | Status::Wrong)
+}
+
+/// Pools the records of processes that all ran every size (status pass or
+/// wrong). Times are pooled; ceilings, hot figures and clocks are the
+/// median over processes; a check fails if it failed in any process, and
+/// the largest error is kept.
+pub fn pool(runs: Vec<Measured>) -> Record {
+    let mut runs = runs.into_iter();
+    let Some(first) = runs.next() else {
+        panic!("pool needs at least one process");
+    };
+    let rest: Vec<Measured> = runs.collect();
+    if rest.is_empty() {
+        return first.record;
+    }
+    let all: Vec<&Measured> = std::iter::once(&first).chain(&rest).collect();
+    let mut out = first.record.clone();
+    out.processes = all.len() as u32;
+    out.wall_s = all.iter().map(|m| m.record.wall_s).sum();
+    out.measured_at = all
+        .iter()
+        .map(|m| m.record.measured_at.clone())
+        .max()
+        .unwrap_or_default();
+    out.ceilings = pooled_ceilings(&all);
+    if out.message.is_empty() {
+        out.message = all
+            .iter()
+            .map(|m| m.record.message.clone())
+            .find(|m| !m.is_empty())
+            .unwrap_or_default();
+    }
+    for (i, check) in out.edge_checks.iter_mut().enumerate() {
+        for m in &rest {
+            if let Some(other) = m.record.edge_checks.get(i) {
+                merge_check(check, other);
+            }
+        }
+    }
+    let (peak_gbs, l2_bytes) = out
+        .gpu
+        .as_ref()
+        .map(|g| (g.peak_gbs, g.l2_bytes))
+        .unwrap_or((f64::NAN, 0));
+    for (i, size) in out.sizes.iter_mut().enumerate() {
+        let same: Vec<(&SizeResult, &Vec<f64>)> = all
+            .iter()
+            .filter_map(|m| Some((m.record.sizes.get(i)?, m.samples_us.get(i)?)))
+            .collect();
+        pool_size(size, &same);
+        if let Some(ceilings) = &out.ceilings {
+            let reference = figures::Reference {
+                peak_gbs,
+                l2_bytes,
+                ceilings,
+            };
+            let times: Vec<f64> = same.iter().flat_map(|(_, t)| t.iter().copied()).collect();
+            let noisy = same
+                .iter()
+                .any(|(s, _)| s.labels.iter().any(|l| l == figures::NOISY));
+            figures::derive(size, &times, noisy, &reference);
+        }
+    }
+    out.status = if out.sizes.iter().all(|s| s.pass) && out.edge_checks.iter().all(|c| c.pass) {
+        Status::Pass
+    } else {
+        Status::Wrong
+    };
+    out
+}
+
+/// Hot figures, clocks, dropped samples and the check of one size.
+fn pool_size(size: &mut SizeResult, same: &[(&SizeResult, &Vec<f64>)]) {
+    let hot: Vec<f64> = same.iter().filter_map(|(s, _)| s.hot_median_us).collect();
+    size.hot_median_us = (!hot.is_empty()).then(|| measure::median(&hot));
+    let clocks: Vec<f64> = same
+        .iter()
+        .map(|(s, _)| s.sm_clock_mhz)
+        .filter(|c| *c > 0.0)
+        .collect();
+    size.sm_clock_mhz = measure::median(&clocks);
+    size.throttled_dropped = same.iter().map(|(s, _)| s.throttled_dropped).sum();
+    for (s, _) in same {
+        if s.error > size.error || (!s.pass && size.pass) {
+            size.error = s.error;
+        }
+        size.pass &= s.pass;
+    }
+}
+
+fn merge_check(into: &mut EdgeCheck, other: &EdgeCheck) {
+    into.error = into.error.max(other.error);
+    into.pass &= other.pass;
+}
+
+fn pooled_ceilings(all: &[&Measured]) -> Option<Ceilings> {
+    let cs: Vec<&Ceilings> = all
+        .iter()
+        .filter_map(|m| m.record.ceilings.as_ref())
+        .collect();
+    let first = cs.first()?;
+    let med =
+        |f: fn(&Ceilings) -> f64| measure::median(&cs.iter().map(|c| f(c)).collect::<Vec<_>>());
+    Some(Ceilings {
+        read_gbs: med(|c| c.read_gbs),
+        copy_gbs: med(|c| c.copy_gbs),
+        launch_floor_us: med(|c| c.launch_floor_us),
+        buffer_bytes: first.buffer_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process's result for one size with the given samples, taken from
+    /// a stored record so that every other field is realistic.
+    fn process(times: &[f64], floor: f64, pass: bool) -> Measured {
+        let mut record: Record =
+            serde_json::from_str(include_str!("../../results/reductions/two_pass.json"))
+                .expect("the stored record parses");
+        record.sizes.truncate(1);
+        record.sizes[0].pass = pass;
+        record.sizes[0].error = if pass { 1e-9 } else { 1e-3 };
+        record.sizes[0].hot_median_us = Some(times[0]);
+        record.ceilings.as_mut().unwrap().launch_floor_us = floor;
+        record.status = if pass { Status::Pass } else { Status::Wrong };
+        record.wall_s = 1.0;
+        Measured {
+            record,
+            samples_us: vec![times.to_vec()],
+        }
+    }
+
+    // One slow process among three shifts the pooled median by a third of
+    // its shift or less, where alone it would have set it.
+    #[test]
+    fn the_median_is_over_all_samples() {
+        let r = pool(vec![
+            process(&[10.0, 10.0, 10.0], 2.0, true),
+            process(&[10.0, 10.0, 10.0], 3.0, true),
+            process(&[13.0, 13.0, 13.0], 4.0, true),
+        ]);
+        let s = &r.sizes[0];
+        assert_eq!(r.processes, 3);
+        assert_eq!(s.samples, 9);
+        assert_eq!(s.median_us, 10.0);
+        assert_eq!((s.min_us, s.max_us), (10.0, 13.0));
+        assert_eq!(s.hot_median_us, Some(10.0));
+        assert_eq!(r.ceilings.as_ref().unwrap().launch_floor_us, 3.0);
+        assert_eq!(r.wall_s, 3.0);
+        let bytes = s.bytes as f64;
+        assert!((s.gbs - bytes / 10e-6 / 1e9).abs() < 1e-6);
+    }
+
+    // A wrong answer in any process makes the pooled size and record wrong.
+    #[test]
+    fn a_wrong_process_makes_the_result_wrong() {
+        let r = pool(vec![
+            process(&[10.0], 2.0, true),
+            process(&[10.0], 2.0, false),
+        ]);
+        assert!(!r.sizes[0].pass);
+        assert_eq!(r.sizes[0].error, 1e-3);
+        assert_eq!(r.status, Status::Wrong);
+    }
+
+    // One process is passed through untouched.
+    #[test]
+    fn one_process_is_its_own_record() {
+        let p = process(&[7.0, 8.0], 2.0, true);
+        let alone = p.record.clone();
+        assert_eq!(pool(vec![p]), alone);
+    }
+
+    // Only pass and wrong runs every size; every other status ends the example.
+    #[test]
+    fn failures_that_end_the_example() {
+        assert!(!is_final_failure(Status::Pass));
+        assert!(!is_final_failure(Status::Wrong));
+        assert!(is_final_failure(Status::Fault));
+        assert!(is_final_failure(Status::Timeout));
+        assert!(is_final_failure(Status::CompileError));
+        assert!(is_final_failure(Status::LaunchError));
+    }
+}

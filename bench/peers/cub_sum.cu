@@ -71,24 +71,16 @@ constexpr double kThrottleFraction = 0.75; // of the default SM clock
 double kMinGpuS = 0.1;                     // GPU time needed before it may
 double kTimeoutS = 3.0;                    // wall time, then labelled noisy
 size_t kMaxSamples = 2000;
+// Not split between processes: past it, sampling stops even short of
+// kMinSamples (the runner's Policy::max_wall_s).
+constexpr double kMaxWallS = 12.0;
 constexpr unsigned long long kBlockerTimeoutNs = 2000000000ull;
 
 // ---------------------------------------------------------------------------
-// The blocking kernel, identical to cm_blocker in runner/src/support_kernels.cu:
+// The runner's own support kernels, compiled into this program: cm_blocker
 // holds the stream until the host has queued the timed work, so host launch
-// latency never falls inside the timed interval. flag[1] records a time-out.
-
-__global__ void cm_blocker(volatile int* flag, unsigned long long timeout_ns) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (flag[0] == 0) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (now - start > timeout_ns) {
-            flag[1] = 1;
-            break;
-        }
-    }
-}
+// latency never falls inside the timed interval; flag[1] records a time-out.
+#include "../../runner/src/support_kernels.cu"
 
 // ---------------------------------------------------------------------------
 // Statistics, as in measure.rs.
@@ -267,7 +259,8 @@ struct Timer {
             for (double x : s.times_us) gpu_s += x;
             gpu_s /= 1e6;
             double noise = rel_stdev(s.times_us);
-            noise_history.push_back(noise);
+            // One entry per kept sample, as the runner keeps it.
+            if (!throttled) noise_history.push_back(noise);
             if (n >= kMinSamples) {
                 if (gpu_s >= kMinGpuS && noise <= kTargetNoise) break;
                 if (gpu_s >= kMinGpuS && n >= 4 * kMinSamples && noise_settled(noise_history)) break;
@@ -275,9 +268,13 @@ struct Timer {
             }
             double elapsed =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            if (elapsed > kTimeoutS) {
-                s.noisy = n < kMinSamples || noise > kTargetNoise;
-                if (n >= kMinSamples || elapsed > 4.0 * kTimeoutS) break;
+            if (elapsed > kTimeoutS && n >= kMinSamples) {
+                s.noisy = noise > kTargetNoise;
+                break;
+            }
+            if (elapsed > kMaxWallS) {
+                s.noisy = true;
+                break;
             }
         }
         s.sm_clock_mhz = median(clocks);

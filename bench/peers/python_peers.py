@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import json
 import math
+import os
 import sys
 import time
 
@@ -31,6 +32,7 @@ MIN_GPU_S = 0.1           # GPU time needed before it may
 TIMEOUT_S = 3.0           # wall time, then labelled noisy
 THROTTLE_FRACTION = 0.75  # of the default SM clock
 MAX_SAMPLES = 2000
+MAX_WALL_S = 12.0         # not split: past it, stop even short of MIN_SAMPLES
 BLOCKER_TIMEOUT_NS = 2_000_000_000
 
 # cudaDeviceAttr values (cuda_runtime_api.h), used by number so the script
@@ -39,22 +41,19 @@ ATTR_CLOCK_RATE = 13
 ATTR_MULTIPROCESSOR_COUNT = 16
 ATTR_L2_CACHE_SIZE = 38
 
-# Identical to cm_blocker in runner/src/support_kernels.cu: holds the stream
-# until the host has queued the timed work, so host launch latency never
-# falls inside the timed interval. flag[1] records a time-out.
-BLOCKER_SRC = r"""
-extern "C" __global__ void cm_blocker(volatile int* flag, unsigned long long timeout_ns) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (flag[0] == 0) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (now - start > timeout_ns) {
-            flag[1] = 1;
-            break;
-        }
-    }
-}
-"""
+# The runner's own support kernels (runner/src/support_kernels.cu), of which
+# cm_blocker is used: it holds the stream until the host has queued the timed
+# work, so host launch latency never falls inside the timed interval;
+# flag[1] records a time-out.
+SUPPORT_KERNELS = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "runner", "src", "support_kernels.cu"
+)
+
+
+def blocker_source():
+    with open(SUPPORT_KERNELS) as f:
+        return f.read()
+
 
 # Fallback input generator (only if cupy.random fails): the splitmix64
 # counter generator of cub_sum.cu, values (2k + 1) * 2^-24 in (0, 1).
@@ -179,7 +178,7 @@ class Timer:
             self.flag_dev = rt.pointerGetAttributes(self.flag_ptr).devicePointer or self.flag_ptr
         except Exception:
             self.flag_dev = self.flag_ptr
-        self.blocker = cp.RawKernel(BLOCKER_SRC, "cm_blocker")
+        self.blocker = cp.RawKernel(blocker_source(), "cm_blocker")
         self.nvml = Nvml()
         self.default_clock_mhz = rt.deviceGetAttribute(ATTR_CLOCK_RATE, device) / 1000.0
         # Compile and load the blocker now (flag already released, so it exits
@@ -244,7 +243,8 @@ class Timer:
             n = len(times)
             gpu_s = sum(times) / 1e6
             noise = rel_stdev(times)
-            history.append(noise)
+            if len(history) < n:  # one entry per kept sample, as the runner keeps it
+                history.append(noise)
             if n >= MIN_SAMPLES:
                 if gpu_s >= MIN_GPU_S and noise <= TARGET_NOISE:
                     break
@@ -253,10 +253,12 @@ class Timer:
                 if n >= MAX_SAMPLES:
                     break
             elapsed = time.monotonic() - started
-            if elapsed > TIMEOUT_S:
-                noisy = n < MIN_SAMPLES or noise > TARGET_NOISE
-                if n >= MIN_SAMPLES or elapsed > 4.0 * TIMEOUT_S:
-                    break
+            if elapsed > TIMEOUT_S and n >= MIN_SAMPLES:
+                noisy = noise > TARGET_NOISE
+                break
+            if elapsed > MAX_WALL_S:
+                noisy = True
+                break
         return {
             "times": times,
             "throttled": throttled,

@@ -1,9 +1,11 @@
 /*+++
 problem = "sum_f32"
 sizes = ["2^20", "2^22", "2^24", "2^26", "2^28"]
-# Pass 1 is fast_reduce.cu's plan; each block writes its partial to its own
-# slot instead of adding it to `out`. Pass 2 is one block that sums the
-# partials. Both launches are timed together.
+# Pass 1 is an element-wise grid-stride loop, four blocks of 512 threads
+# per SM (the loop fast_reduce.cu had before it read warp tiles); each
+# block writes its partial to its own slot instead of adding it to `out`.
+# Pass 2 is one block that sums the partials. Both launches are timed
+# together.
 [scratch]
 partials = "grid0"
 [[launch]]
@@ -50,7 +52,8 @@ __device__ float block_sum(float v) {
     return v;
 }
 
-// Pass 1: the grid-stride loop of fast_reduce.cu, unchanged.
+// Pass 1: an element-wise grid-stride loop with LOADS_IN_FLIGHT float4
+// loads per trip, then the block reduction of fast_reduce.cu.
 extern "C" __global__ void partial_sums(const float* __restrict__ x,
                                         float* __restrict__ partials,
                                         unsigned int n) {

@@ -26,9 +26,15 @@ pub struct Policy {
     /// nvbench, a short kernel is sampled until this much GPU time or
     /// `max_samples`, so that its median is stable between runs.
     pub min_gpu_s: f64,
-    /// Wall time after which sampling stops and the figure is labelled
-    /// `noisy` if the noise target was not met, seconds.
+    /// Wall time after which sampling stops as soon as `min_samples` are
+    /// kept, the figure labelled `noisy` if the noise target was not met,
+    /// seconds.
     pub timeout_s: f64,
+    /// Wall time after which sampling stops even with fewer than
+    /// `min_samples` kept (the figure is then labelled `noisy`), seconds;
+    /// not split between processes, so a slow kernel still gets its
+    /// minimum sample count in each.
+    pub max_wall_s: f64,
     /// Samples whose SM clock is below this fraction of the default clock
     /// are dropped and counted.
     pub throttle_fraction: f64,
@@ -64,6 +70,7 @@ pub const POLICY: Policy = Policy {
     target_noise: 0.005,
     min_gpu_s: 0.1,
     timeout_s: 3.0,
+    max_wall_s: 12.0,
     throttle_fraction: 0.75,
     max_samples: 2000,
     processes: 8,
@@ -272,33 +279,16 @@ impl Timer {
                 samples.throttled += 1;
             } else {
                 samples.times_us.push(t);
+                noise_history.push(rel_stdev(&samples.times_us));
                 if let Some(c) = clock {
                     clocks.push(c);
                 }
             }
-            let n = samples.times_us.len();
             let gpu_s: f64 = samples.times_us.iter().sum::<f64>() / 1e6;
-            let noise = rel_stdev(&samples.times_us);
-            noise_history.push(noise);
-            if n >= policy.min_samples {
-                let enough_time = gpu_s >= policy.min_gpu_s;
-                if enough_time && noise <= policy.target_noise {
-                    break;
-                }
-                if enough_time && n >= 4 * policy.min_samples && noise_settled(&noise_history) {
-                    break;
-                }
-                if n >= policy.max_samples {
-                    break;
-                }
-            }
-            if started.elapsed().as_secs_f64() > policy.timeout_s {
-                samples.noisy = n < policy.min_samples || noise > policy.target_noise;
-                if n >= policy.min_samples
-                    || started.elapsed().as_secs_f64() > 4.0 * policy.timeout_s
-                {
-                    break;
-                }
+            let elapsed = started.elapsed().as_secs_f64();
+            if let Some(noisy) = stop_after(policy, &noise_history, gpu_s, elapsed) {
+                samples.noisy = noisy;
+                break;
             }
         }
         samples.sm_clock_mhz = median(&clocks);
@@ -494,6 +484,32 @@ pub fn rel_stdev(v: &[f64]) -> f64 {
     if mean > 0.0 { var.sqrt() / mean } else { 0.0 }
 }
 
+/// The stopping rules, after a sample: `None` to go on, `Some(noisy)` to
+/// stop, where `noisy` says the time-out ended sampling before the noise
+/// target was met. `history` holds the noise estimate after each kept
+/// sample (its length is the number kept), `gpu_s` their sum in seconds,
+/// `elapsed` the wall time since the warm-up, seconds.
+fn stop_after(policy: &Policy, history: &[f64], gpu_s: f64, elapsed: f64) -> Option<bool> {
+    let n = history.len();
+    let noise = history.last().copied().unwrap_or(0.0);
+    if n >= policy.min_samples {
+        let enough_time = gpu_s >= policy.min_gpu_s;
+        if enough_time && noise <= policy.target_noise {
+            return Some(false);
+        }
+        if enough_time && n >= 4 * policy.min_samples && noise_settled(history) {
+            return Some(false);
+        }
+        if n >= policy.max_samples {
+            return Some(false);
+        }
+        if elapsed > policy.timeout_s {
+            return Some(noise > policy.target_noise);
+        }
+    }
+    (elapsed > policy.max_wall_s).then_some(true)
+}
+
 /// The noise estimate has stopped improving: over the last quarter of the
 /// samples it moved by less than 1% of its value.
 fn noise_settled(history: &[f64]) -> bool {
@@ -534,6 +550,49 @@ mod tests {
         assert_eq!(one.max_samples * 4, POLICY.max_samples);
         assert_eq!(one.min_samples, POLICY.min_samples);
         assert_eq!(POLICY.share(1000).max_samples, POLICY.min_samples);
+    }
+
+    // A slow, steady kernel that passes the time-out before its tenth
+    // sample stops at the tenth, and is not labelled noisy for having been
+    // slow (method v3 labelled it; v4 does not).
+    #[test]
+    fn a_slow_steady_kernel_is_not_noisy() {
+        let p = POLICY.share(8);
+        let steady = vec![0.0001; 10];
+        assert_eq!(stop_after(&p, &steady[..4], 0.47, 0.47), None);
+        assert_eq!(stop_after(&p, &steady, 1.18, 1.18), Some(false));
+    }
+
+    // Past the time-out with the minimum count, a spread above the target
+    // stops sampling and labels the figure; before it, sampling goes on.
+    #[test]
+    fn the_time_out_labels_only_a_noisy_figure() {
+        let p = POLICY;
+        let noisy = vec![0.02; 10];
+        assert_eq!(stop_after(&p, &noisy, 1e-3, 1.0), None);
+        assert_eq!(stop_after(&p, &noisy, 1e-3, p.timeout_s + 0.1), Some(true));
+    }
+
+    // Short of the minimum count, only the hard wall-time cap stops, and
+    // labels the figure noisy; the cap is not split between processes.
+    #[test]
+    fn the_wall_cap_stops_short_of_the_minimum() {
+        let p = POLICY.share(8);
+        let few = vec![0.0; 3];
+        assert_eq!(stop_after(&p, &few, 9.0, 11.9), None);
+        assert_eq!(stop_after(&p, &few, 9.0, 12.1), Some(true));
+        assert_eq!(p.max_wall_s, POLICY.max_wall_s);
+    }
+
+    // Enough samples and GPU time with a small spread stop without a label;
+    // 2000 samples stop whatever the spread.
+    #[test]
+    fn the_noise_target_and_the_cap_stop_sampling() {
+        let p = POLICY;
+        assert_eq!(stop_after(&p, &[0.001; 10], 0.2, 0.3), Some(false));
+        assert_eq!(stop_after(&p, &[0.001; 10], 0.01, 0.3), None);
+        let rising: Vec<f64> = (0..p.max_samples).map(|i| 0.01 + i as f64 * 1e-4).collect();
+        assert_eq!(stop_after(&p, &rising, 0.01, 0.5), Some(false));
     }
 
     // Sampling stops once the noise estimate no longer moves.

@@ -146,7 +146,7 @@ pub fn peers_table(report: &PeersReport) -> Table {
             }
             let cub = row.peers.get("cub");
             cells.push(match (cub, &row.ours) {
-                (Some(c), Some(o)) => Cell::new(format!("{:.3}", c.median_us / o.median_us)),
+                (Some(c), Some(o)) => ratio_cell(c.median_us, o.median_us),
                 _ => Cell::none(),
             });
             let ours_gbs = row.ours.as_ref().map(|o| gbs(row, o));
@@ -163,6 +163,29 @@ pub fn peers_table(report: &PeersReport) -> Table {
         rows,
         notes: marks.notes(),
     }
+}
+
+/// CUB's time over ours, to three decimals, or as many more as it takes
+/// for a ratio below 1 (CUB ahead) not to read as 1.000; the tooltip gives
+/// both medians and the margin.
+fn ratio_cell(cub_us: f64, ours_us: f64) -> Cell {
+    let r = cub_us / ours_us;
+    let mut text = format!("{r:.3}");
+    let mut decimals = 3;
+    while r < 1.0 && text.starts_with('1') && decimals < 8 {
+        decimals += 1;
+        text = format!("{r:.decimals$}");
+    }
+    let side = if r < 1.0 { "CUB" } else { "ours" };
+    let margin = 100.0 * (cub_us.max(ours_us) / cub_us.min(ours_us) - 1.0);
+    Cell::titled(
+        text,
+        format!(
+            "CUB {} over ours {}: {side} ahead by {margin:.3}%",
+            figures::time_us(cub_us),
+            figures::time_us(ours_us)
+        ),
+    )
 }
 
 /// Which marks a table used, for its notes.
@@ -331,6 +354,23 @@ pub(crate) mod tests {
 
     fn texts(row: &[Cell]) -> Vec<&str> {
         row.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    // A CUB win by a hair never rounds up to 1.000; the tooltip says who
+    // is ahead and by how much.
+    #[test]
+    fn a_narrow_cub_win_shows_below_one() {
+        let c = ratio_cell(953.42, 953.50);
+        assert_eq!(c.text, "0.9999");
+        assert!(c.title.as_deref().unwrap().contains("CUB ahead by 0.008%"));
+        assert_eq!(ratio_cell(250.1, 248.6).text, "1.006");
+        assert_eq!(ratio_cell(100.0, 100.0).text, "1.000");
+        assert!(
+            ratio_cell(100.0, 100.0)
+                .title
+                .unwrap()
+                .contains("ours ahead by 0.000%")
+        );
     }
 
     // Each row holds every implementation's time, the ratio and our share

@@ -8,24 +8,11 @@ Meta lines: the first of each source, with the number of processes pooled.
 Usage: python3 pool.py RAW.jsonl > POOLED.jsonl
 """
 import json
-import math
 import sys
 
-
-def median(v):
-    if not v:
-        return 0.0
-    s = sorted(v)
-    m = len(s) // 2
-    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2.0
-
-
-def rel_stdev(v):
-    if len(v) < 2:
-        return 0.0
-    mean = sum(v) / len(v)
-    var = sum((x - mean) ** 2 for x in v) / (len(v) - 1)
-    return math.sqrt(var) / mean if mean > 0 else 0.0
+# The statistics of the timing harness itself, so pooled lines are reduced
+# exactly as single-process lines are.
+from python_peers import median, rel_stdev
 
 
 def pool(lines):

@@ -96,18 +96,6 @@ impl Samples {
     pub fn median(&self) -> f64 {
         median(&self.times_us)
     }
-    /// Fastest.
-    pub fn min(&self) -> f64 {
-        self.times_us.iter().copied().fold(f64::INFINITY, f64::min)
-    }
-    /// Slowest.
-    pub fn max(&self) -> f64 {
-        self.times_us.iter().copied().fold(0.0, f64::max)
-    }
-    /// Standard deviation over mean.
-    pub fn rel_spread(&self) -> f64 {
-        rel_stdev(&self.times_us)
-    }
 }
 
 /// Device figures measured alongside every example.

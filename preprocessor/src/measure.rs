@@ -160,11 +160,12 @@ fn measure_chosen(
     };
     let _ = writeln!(
         progress,
-        "[cuda] {}: CC {}, {} SMs; measuring {} example(s)",
+        "[cuda] {}: CC {}, {} SMs; measuring {} example(s), each in {} processes",
         gpu.name,
         gpu.compute_capability,
         gpu.sm_count,
-        chosen.len()
+        chosen.len(),
+        cuda_runner::diagnostics::processes()
     );
     let started = Instant::now();
     for (done, &index) in chosen.iter().enumerate() {

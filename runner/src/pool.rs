@@ -29,61 +29,54 @@ pub fn is_final_failure(status: Status) -> bool {
 /// wrong). Times are pooled; ceilings, hot figures and clocks are the
 /// median over processes; a check fails if it failed in any process, and
 /// the largest error is kept.
-pub fn pool(runs: Vec<Measured>) -> Record {
-    let mut runs = runs.into_iter();
-    let Some(first) = runs.next() else {
-        panic!("pool needs at least one process");
-    };
-    let rest: Vec<Measured> = runs.collect();
-    if rest.is_empty() {
-        return first.record;
+pub fn pool(mut runs: Vec<Measured>) -> Record {
+    assert!(!runs.is_empty(), "pool needs at least one process");
+    if runs.len() == 1 {
+        return runs.remove(0).record;
     }
-    let all: Vec<&Measured> = std::iter::once(&first).chain(&rest).collect();
-    let mut out = first.record.clone();
-    out.processes = all.len() as u32;
-    out.wall_s = all.iter().map(|m| m.record.wall_s).sum();
-    out.measured_at = all
+    let mut out = runs[0].record.clone();
+    out.processes = runs.len() as u32;
+    out.wall_s = runs.iter().map(|m| m.record.wall_s).sum();
+    out.measured_at = runs
         .iter()
         .map(|m| m.record.measured_at.clone())
         .max()
         .unwrap_or_default();
-    out.ceilings = pooled_ceilings(&all);
+    out.ceilings = pooled_ceilings(&runs);
     if out.message.is_empty() {
-        out.message = all
+        out.message = runs
             .iter()
             .map(|m| m.record.message.clone())
             .find(|m| !m.is_empty())
             .unwrap_or_default();
     }
     for (i, check) in out.edge_checks.iter_mut().enumerate() {
-        for m in &rest {
+        for m in &runs[1..] {
             if let Some(other) = m.record.edge_checks.get(i) {
                 merge_check(check, other);
             }
         }
     }
-    let (peak_gbs, l2_bytes) = out
-        .gpu
-        .as_ref()
-        .map(|g| (g.peak_gbs, g.l2_bytes))
-        .unwrap_or((f64::NAN, 0));
+    let reference = match (&out.gpu, &out.ceilings) {
+        (Some(gpu), Some(ceilings)) => Some(figures::Reference {
+            peak_gbs: gpu.peak_gbs,
+            l2_bytes: gpu.l2_bytes,
+            ceilings,
+        }),
+        _ => None,
+    };
     for (i, size) in out.sizes.iter_mut().enumerate() {
-        let same: Vec<(&SizeResult, &Vec<f64>)> = all
+        let same: Vec<(&SizeResult, &Vec<f64>)> = runs
             .iter()
             .filter_map(|m| Some((m.record.sizes.get(i)?, m.samples_us.get(i)?)))
             .collect();
         pool_size(size, &same);
-        if let Some(ceilings) = &out.ceilings {
-            let reference = figures::Reference {
-                peak_gbs,
-                l2_bytes,
-                ceilings,
-            };
+        if let Some(reference) = &reference {
             let times: Vec<f64> = same.iter().flat_map(|(_, t)| t.iter().copied()).collect();
             let noisy = same
                 .iter()
                 .any(|(s, _)| s.labels.iter().any(|l| l == figures::NOISY));
-            figures::derive(size, &times, noisy, &reference);
+            figures::derive(size, &times, noisy, reference);
         }
     }
     out.status = if out.sizes.iter().all(|s| s.pass) && out.edge_checks.iter().all(|c| c.pass) {
@@ -118,8 +111,8 @@ fn merge_check(into: &mut EdgeCheck, other: &EdgeCheck) {
     into.pass &= other.pass;
 }
 
-fn pooled_ceilings(all: &[&Measured]) -> Option<Ceilings> {
-    let cs: Vec<&Ceilings> = all
+fn pooled_ceilings(runs: &[Measured]) -> Option<Ceilings> {
+    let cs: Vec<&Ceilings> = runs
         .iter()
         .filter_map(|m| m.record.ceilings.as_ref())
         .collect();

@@ -36,7 +36,11 @@ run1=$(mktemp -d)
 cp -r results/. "$run1/"
 stamp "book, second full measuring run"
 CUDA_MEASURED_SAMPLES_DIR="$out/samples-run2" CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run2.log" | grep -E "^\[cuda\]" || true
-cuda-runner repeatability "$run1" results > results/repeatability.json
+if cuda-runner repeatability "$run1" results > "$out/repeatability.json"; then
+    cp "$out/repeatability.json" results/repeatability.json
+else
+    echo "repeatability refused: see above; results/repeatability.json kept as it was"
+fi
 stamp "repeatability written"
 
 stamp "auto mode with nothing changed: expect nothing measured"
@@ -53,6 +57,29 @@ fi
 if [[ $stage != book ]]; then
 stamp "planted-failure fixture book"
 (cd preprocessor/tests/fixtures/planted && CUDA_MEASURED_MODE=force mdbook build --dest-dir "$(mktemp -d)") 2>&1 | tee "$out/planted.log" | grep -E "^\[cuda\]" || true
+
+stamp "killing measuring runs with SIGKILL: no measuring process may survive"
+kill_check() { # name, then the command to start in the background
+    local name=$1; shift
+    "$@" > "$out/kill-$name.log" 2>&1 &
+    local pid=$!
+    for _ in $(seq 1 100); do pgrep -f "cuda-runner measure" >/dev/null && break; sleep 0.2; done
+    echo "[$name] measuring processes before kill -9 of pid $pid:" >> "$out/kill-check.log"
+    pgrep -fa "cuda-runner measure" >> "$out/kill-check.log" || echo "  none started" >> "$out/kill-check.log"
+    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+    sleep 2
+    if pgrep -fa "cuda-runner measure" >> "$out/kill-check.log"; then
+        echo "[$name] FAIL: measuring processes survived" | tee -a "$out/kill-check.log"
+        pkill -9 -f "cuda-runner measure" || true
+    else
+        echo "[$name] ok: no measuring process left 2 s after kill -9" | tee -a "$out/kill-check.log"
+    fi
+}
+kill_copy=$(mktemp -d)
+cp -r preprocessor/tests/fixtures/planted/. "$kill_copy/"
+kill_check cuda-runner-run cuda-runner run kernels/reductions/atomic_per_element.cu
+kill_check mdbook-build env -C "$kill_copy" CUDA_MEASURED_MODE=force mdbook build --dest-dir "$kill_copy/book"
+for f in "$kill_copy"/results/planted/*.json; do python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f" || echo "unreadable after kill: $f"; done | tee -a "$out/kill-check.log"
 
 stamp "peers"
 mkdir -p results/peers

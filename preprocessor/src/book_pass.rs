@@ -234,9 +234,11 @@ fn leading_container(content: &str, start: usize) -> String {
 }
 
 /// `[cuda] 12 example(s): 10 current, 1 stale, ...`, each example counted
-/// once however often it is shown.
+/// once however often it is shown; examples measured but not stored count
+/// as current and are named again at the end.
 pub fn summary_line(catalog: &Catalog, settled: &Settled) -> String {
     let mut counts = [0usize; 4];
+    let mut unstored = 0;
     let firsts = catalog
         .entries
         .iter()
@@ -245,13 +247,17 @@ pub fn summary_line(catalog: &Catalog, settled: &Settled) -> String {
     for (_, outcome) in firsts {
         let slot = match outcome {
             Outcome::Fresh(_) => 0,
+            Outcome::Unstored { .. } => {
+                unstored += 1;
+                0
+            }
             Outcome::Stale(_) => 1,
             Outcome::Missing => 2,
             Outcome::Broken(_) => 3,
         };
         counts[slot] += 1;
     }
-    format!(
+    let mut line = format!(
         "[cuda] {} example(s): {} current, {} stale, {} not measured, {} broken; {} measured in this build",
         counts.iter().sum::<usize>(),
         counts[0],
@@ -259,7 +265,11 @@ pub fn summary_line(catalog: &Catalog, settled: &Settled) -> String {
         counts[2],
         counts[3],
         settled.measured
-    )
+    );
+    if unstored > 0 {
+        line.push_str(&format!(", {unstored} of them NOT stored"));
+    }
+    line
 }
 
 #[cfg(test)]

@@ -28,7 +28,15 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        None => cmd::run::execute().map(|()| ExitCode::SUCCESS),
+        None => {
+            // As mdBook's preprocessor this process may start measuring
+            // children on the GPU: if mdBook is killed, this process and,
+            // through their own parent-death signal, those children go too.
+            if !cuda_runner::lifetime::die_with_parent() {
+                return ExitCode::FAILURE;
+            }
+            cmd::run::execute().map(|()| ExitCode::SUCCESS)
+        }
         Some(Command::Supports(args)) => cmd::supports::execute(args),
         Some(Command::Check(args)) => cmd::check::execute(args),
         Some(Command::Status(args)) => cmd::status::execute(args),

@@ -3,6 +3,8 @@
 //! examples in an isolated `cuda-runner` child, writing each record to the
 //! store as soon as it exists (a build killed halfway loses nothing stored
 //! before). Progress goes to stderr; mdBook shows it while the build runs.
+//! A record that cannot be written is said there at once, and its outcome
+//! is [`Outcome::Unstored`]: the panel warns, and a strict build fails.
 
 use crate::catalog::Catalog;
 use crate::config::{Mode, Settings};
@@ -10,7 +12,7 @@ use crate::outcome::{Outcome, status_words};
 use cuda_runner::example::Example;
 use cuda_runner::isolate;
 use cuda_runner::record::{GpuFacts, Record};
-use cuda_runner::store::Store;
+use cuda_runner::store::{Store, StoreError};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -80,10 +82,9 @@ pub enum MeasureError {
 /// Outcomes of all entries of a catalog, in the same order.
 #[derive(Debug, Clone, Default)]
 pub struct Settled {
-    /// One outcome per catalog entry.
+    /// One outcome per catalog entry; records measured but not stored are
+    /// [`Outcome::Unstored`].
     pub outcomes: Vec<Outcome>,
-    /// Results measured but not stored (the reason names the file).
-    pub store_errors: Vec<String>,
     /// Examples measured in this build.
     pub measured: usize,
 }
@@ -185,16 +186,32 @@ fn measure_chosen(
         let limit = isolate::limit_for(example, settings.timeout);
         let record = bench.measure(example, &resolved.key, limit);
         let _ = writeln!(progress, "[cuda]   {}", outcome_line(&record));
-        if let Err(e) = store.write(&record) {
-            settled.store_errors.push(format!(
-                "{}: measured but not stored: {e}",
-                catalog.entries[index].place
-            ));
-        }
-        settled.outcomes[index] = Outcome::Fresh(record);
+        settled.outcomes[index] = match store.write(&record) {
+            Ok(_) => Outcome::Fresh(record),
+            Err(e) => {
+                let reason = store_error(settings, &e);
+                let _ = writeln!(
+                    progress,
+                    "[cuda] {}: {}: measured but NOT stored: {reason}: the page shows this build's figures, the next build measures it again; check that {}/ is writable",
+                    catalog.entries[index].place,
+                    example.id,
+                    settings.shown(&settings.results)
+                );
+                Outcome::Unstored { record, reason }
+            }
+        };
         settled.measured += 1;
     }
     Ok(())
+}
+
+/// A store error as the reader needs it: the file relative to the book,
+/// and what went wrong.
+fn store_error(settings: &Settings, e: &StoreError) -> String {
+    match e {
+        StoreError::Io { path, source } => format!("{}: {source}", settings.shown(path)),
+        other => other.to_string(),
+    }
 }
 
 /// Whether `mode` measures an example in this state.
@@ -235,6 +252,9 @@ mod tests {
         probes: usize,
         measured: Vec<String>,
         status: Status,
+        /// A path the bench makes a folder of while measuring, so that the
+        /// record then cannot be written there (which stops root too).
+        occupy: Option<std::path::PathBuf>,
     }
 
     impl Bench for FakeBench {
@@ -245,6 +265,9 @@ mod tests {
 
         fn measure(&mut self, example: &Example, key: &str, _limit: Duration) -> Record {
             self.measured.push(example.id.clone());
+            if let Some(path) = &self.occupy {
+                std::fs::create_dir_all(path).unwrap();
+            }
             let mut r = record(self.status, example.declaration.expect);
             r.example = example.id.clone();
             r.key = key.to_string();
@@ -262,23 +285,28 @@ mod tests {
             probes: 0,
             measured: Vec::new(),
             status: Status::Pass,
+            occupy: None,
         }
+    }
+
+    /// The chapter of [`book`].
+    fn chapters() -> Vec<ChapterText> {
+        let text = ["a", "b", "c"]
+            .iter()
+            .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
+            .collect::<String>()
+            + "```cuda run\n```\n";
+        vec![ChapterText {
+            source_path: "ch.md".into(),
+            content: text,
+        }]
     }
 
     /// A book with a fresh example `a`, a stale `b`, a missing `c` and a broken one.
     fn book(mode: Mode) -> (tempfile::TempDir, Settings, Catalog) {
         let (dir, mut settings) = settings_in(&[]);
         settings.mode = mode;
-        let text = ["a", "b", "c"]
-            .iter()
-            .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
-            .collect::<String>()
-            + "```cuda run\n```\n";
-        let chapters = [ChapterText {
-            source_path: "ch.md".into(),
-            content: text,
-        }];
-        let catalog = Catalog::build(&settings, &chapters);
+        let catalog = Catalog::build(&settings, &chapters());
         let store = Store::new(&settings.results);
         for (id, key) in [
             (
@@ -301,6 +329,7 @@ mod tests {
             .iter()
             .map(|o| match o {
                 Outcome::Fresh(_) => "fresh",
+                Outcome::Unstored { .. } => "unstored",
                 Outcome::Stale(_) => "stale",
                 Outcome::Missing => "missing",
                 Outcome::Broken(_) => "broken",
@@ -335,6 +364,63 @@ mod tests {
         assert!(
             progress.contains("[cuda] measuring 2/2 c (elapsed 0:00)"),
             "{progress}"
+        );
+    }
+
+    // A record that cannot be written (its file's place taken by a folder
+    // while it was measured) is said at once on the terminal, marks the
+    // example's outcome, and fails a strict build naming the example.
+    #[test]
+    fn unstored_records_are_reported_marked_and_fail_strict() {
+        let (_dir, settings, catalog) = book(Mode::Auto);
+        let occupied = |fake: FakeBench| FakeBench {
+            occupy: Some(settings.results.join("c.json")),
+            ..fake
+        };
+        let mut fake = occupied(bench(true));
+        let mut progress = Vec::new();
+        let settled = settle(&catalog, &settings, &mut fake, &mut progress).unwrap();
+        assert_eq!(fake.measured, ["b", "c"]);
+        assert_eq!(kinds(&settled), ["fresh", "fresh", "unstored", "broken"]);
+        let Outcome::Unstored { record, reason } = &settled.outcomes[2] else {
+            unreachable!("checked above")
+        };
+        assert_eq!(record.example, "c");
+        assert!(reason.starts_with("results/c.json: "), "{reason}");
+        let progress = String::from_utf8(progress).unwrap();
+        let line = format!(
+            "[cuda] src/ch.md:31: c: measured but NOT stored: {reason}: the page shows this build's figures, the next build measures it again; check that results/ is writable\n"
+        );
+        assert!(progress.contains(&line), "{line:?} not in:\n{progress}");
+
+        std::fs::remove_dir(settings.results.join("c.json")).unwrap();
+        let mut strict = settings.clone();
+        strict.strict = true;
+        let pass = crate::book_pass::run_pass(
+            &chapters(),
+            &strict,
+            crate::render::Target::Html,
+            &mut occupied(bench(true)),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert!(pass.report.fails(true, strict.on_failure));
+        let problems: Vec<String> = pass.report.problems.iter().map(|p| p.to_string()).collect();
+        let want = format!(
+            "src/ch.md:31: c: measured but NOT stored ({reason}): this build's pages show figures that no file holds; make sure results/c.json can be written and build again"
+        );
+        assert!(problems.contains(&want), "{want:?} not in {problems:#?}");
+        let summary = crate::book_pass::summary_line(&pass.catalog, &pass.settled);
+        assert!(
+            summary.ends_with("1 measured in this build, 1 of them NOT stored"),
+            "{summary}"
+        );
+        assert!(
+            pass.chapters[0].contains(
+                "<p class=\"cm-unstored\"><strong>Measured in this build but NOT stored</strong> ("
+            ),
+            "{}",
+            pass.chapters[0]
         );
     }
 

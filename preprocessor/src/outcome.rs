@@ -13,6 +13,16 @@ use cuda_runner::store::Lookup;
 pub enum Outcome {
     /// A record for the current code (stored, or measured in this build).
     Fresh(Record),
+    /// A record for the current code, measured in this build but not
+    /// written to the store: the page shows it, the next build measures the
+    /// example again, and a strict build fails on it.
+    Unstored {
+        /// The record measured.
+        record: Record,
+        /// Why it could not be stored: the file and the error
+        /// (`results/r/a.json: Is a directory (os error 21)`).
+        reason: String,
+    },
     /// A record for an earlier version of the code.
     Stale(Record),
     /// No record.
@@ -35,7 +45,7 @@ impl Outcome {
     /// The record for the current code, if any.
     pub fn fresh(&self) -> Option<&Record> {
         match self {
-            Outcome::Fresh(r) => Some(r),
+            Outcome::Fresh(r) | Outcome::Unstored { record: r, .. } => Some(r),
             _ => None,
         }
     }
@@ -52,21 +62,14 @@ impl Outcome {
     pub fn problem(&self, example: Option<&Example>, results_file: &str) -> Option<String> {
         let origin = example.map_or_else(String::new, |e| e.origin.file.clone());
         match self {
-            Outcome::Fresh(r) if r.as_expected() => None,
-            Outcome::Fresh(r) if r.status == Status::Pass => Some(format!(
-                "passes, but it declares expect = \"{}\": drop the expect line if the bug is fixed",
-                expectation_word(r.expect)
-            )),
-            Outcome::Fresh(r) => Some(format!(
-                "{}{}: fix the kernel, or declare expect = \"{}\" in its header if the failure is the point",
-                status_words(r.status),
-                if r.message.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", r.message)
-                },
-                r.status.word()
-            )),
+            Outcome::Fresh(r) => record_problem(r),
+            Outcome::Unstored { record, reason } => {
+                let unstored = unstored_problem(reason, results_file);
+                Some(match record_problem(record) {
+                    Some(own) => format!("{own}; and {unstored}"),
+                    None => unstored,
+                })
+            }
             Outcome::Stale(r) if r.method_version != cuda_runner::METHOD_VERSION => Some(format!(
                 "stale: the measuring method changed (version {} to {}) since it was measured; run `mdbook build` on a GPU machine",
                 r.method_version,
@@ -81,6 +84,38 @@ impl Outcome {
             Outcome::Broken(message) => Some(message.clone()),
         }
     }
+}
+
+/// Why a current record fails a strict build: it is not what its example
+/// declared.
+fn record_problem(r: &Record) -> Option<String> {
+    if r.as_expected() {
+        None
+    } else if r.status == Status::Pass {
+        Some(format!(
+            "passes, but it declares expect = \"{}\": drop the expect line if the bug is fixed",
+            expectation_word(r.expect)
+        ))
+    } else {
+        Some(format!(
+            "{}{}: fix the kernel, or declare expect = \"{}\" in its header if the failure is the point",
+            status_words(r.status),
+            if r.message.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.message)
+            },
+            r.status.word()
+        ))
+    }
+}
+
+/// Why a record measured but not stored fails a strict build: its figures
+/// exist only on this build's pages.
+fn unstored_problem(reason: &str, results_file: &str) -> String {
+    format!(
+        "measured but NOT stored ({reason}): this build's pages show figures that no file holds; make sure {results_file} can be written and build again"
+    )
 }
 
 /// A status as words: `compile error`.
@@ -133,6 +168,24 @@ mod tests {
             (
                 Outcome::Missing,
                 Some("not measured: results/r/tree.json does not exist"),
+            ),
+            (
+                Outcome::Unstored {
+                    record: record(Status::Pass, Expectation::Pass),
+                    reason: "results/r/tree.json: Is a directory (os error 21)".into(),
+                },
+                Some(
+                    "measured but NOT stored (results/r/tree.json: Is a directory (os error 21)): this build's pages show figures that no file holds; make sure results/r/tree.json can be written",
+                ),
+            ),
+            (
+                Outcome::Unstored {
+                    record: record(Status::Wrong, Expectation::Pass),
+                    reason: "results/r/tree.json: No space left on device (os error 28)".into(),
+                },
+                Some(
+                    "fix the kernel, or declare expect = \"wrong\" in its header if the failure is the point; and measured but NOT stored (results/r/tree.json: No space",
+                ),
             ),
             (
                 Outcome::Broken("src/a.md:3: bad".into()),

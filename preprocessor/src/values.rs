@@ -58,7 +58,7 @@ impl<'a> Results<'a> {
             .by_id(id)
             .ok_or_else(|| format!("no example with id `{id}` in this book"))?;
         match &self.outcomes[index] {
-            Outcome::Fresh(r) => Ok(r),
+            Outcome::Fresh(r) | Outcome::Unstored { record: r, .. } => Ok(r),
             Outcome::Stale(_) => Err(format!(
                 "`{id}` was measured for an earlier version of its code"
             )),
@@ -109,7 +109,7 @@ pub enum Value {
     /// The book's kernel against vendor libraries.
     Peers(Box<Peers>),
     /// Two measuring runs compared.
-    Repeatability(Box<repeatability::Report>),
+    Repeatability(Box<Repeatability>),
     /// Data that is not (currently) measured.
     Unmeasured(String),
 }
@@ -123,6 +123,18 @@ pub struct Peers {
     pub file: String,
     /// Why it no longer describes the book's kernel (`measured for an
     /// earlier version of reductions/fast_reduce`), or `None` when current.
+    pub stale: Option<String>,
+}
+
+/// A `{{#repeatability}}` report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeatability {
+    /// The stored report.
+    pub report: repeatability::Report,
+    /// Its file as shown in messages (`results/repeatability.json`).
+    pub file: String,
+    /// Why it no longer describes the book (`the measuring method changed
+    /// from v4 to v5 since it was measured`), or `None` when current.
     pub stale: Option<String>,
 }
 
@@ -150,14 +162,10 @@ impl Value {
     /// Why this value makes a strict build fail, if it does.
     pub fn problem(&self) -> Option<String> {
         match self {
-            Value::Figure { .. } | Value::Repeatability(_) => None,
+            Value::Figure { .. } => None,
             Value::Unmeasured(reason) => Some(reason.clone()),
-            Value::Peers(p) => p.stale.as_ref().map(|reason| {
-                format!(
-                    "{}: {reason}; run bench/gpu-session.sh on a GPU machine",
-                    p.file
-                )
-            }),
+            Value::Peers(p) => stale_problem(&p.file, p.stale.as_deref()),
+            Value::Repeatability(r) => stale_problem(&r.file, r.stale.as_deref()),
             Value::Ladder(ladder) => {
                 let reasons: Vec<&str> = ladder
                     .rungs
@@ -168,6 +176,11 @@ impl Value {
             }
         }
     }
+}
+
+/// Why a stored report that is not current fails a strict build.
+fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
+    stale.map(|reason| format!("{file}: {reason}; run bench/gpu-session.sh on a GPU machine"))
 }
 
 /// Evaluates a parsed directive.
@@ -238,7 +251,14 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             Err(reason) => Value::Unmeasured(reason),
         },
         Directive::Repeatability => match results.stored.repeatability() {
-            Ok(report) => Value::Repeatability(Box::new(report)),
+            Ok(report) => {
+                let stale = repeatability_staleness(&report, results);
+                Value::Repeatability(Box::new(Repeatability {
+                    report,
+                    file: results.stored.shown("repeatability.json"),
+                    stale,
+                }))
+            }
             Err(reason) => Value::Unmeasured(reason),
         },
     }
@@ -303,11 +323,65 @@ fn peers_staleness(report: &peers::Report, results: &Results<'_>) -> Option<Stri
         return Some(format!("measured for an earlier version of {id}"));
     }
     match outcome {
-        Outcome::Fresh(_) => None,
+        Outcome::Fresh(_) | Outcome::Unstored { .. } => None,
         Outcome::Stale(_) => Some(format!("measured for an earlier version of {id}")),
         Outcome::Missing => Some(format!("{id} itself is not measured")),
         Outcome::Broken(_) => Some(format!("{id} cannot be run")),
     }
+}
+
+/// Why a stored repeatability report no longer describes the book: it was
+/// measured with another method than the runner's now, or the code of an
+/// example it compares changed since (another key), or the example is gone
+/// from the book. A report written before reports carried their method and
+/// keys is stale for that alone.
+fn repeatability_staleness(
+    report: &repeatability::Report,
+    results: &Results<'_>,
+) -> Option<String> {
+    let now = cuda_runner::METHOD_VERSION;
+    let mut reasons = Vec::new();
+    match report.method_version {
+        v if v == now => {}
+        0 => reasons.push(format!(
+            "written before reports recorded the measuring method (now v{now}) and the keys of the examples"
+        )),
+        v => reasons.push(format!(
+            "the measuring method changed from v{v} to v{now} since it was measured"
+        )),
+    }
+    let ids: std::collections::BTreeSet<&str> = report
+        .keys
+        .keys()
+        .map(String::as_str)
+        .chain(report.rows.iter().map(|r| r.example.as_str()))
+        .collect();
+    let (mut changed, mut gone) = (Vec::new(), Vec::new());
+    for id in ids {
+        match (results.current(id), report.keys.get(id)) {
+            (None, _) => gone.push(id),
+            // No key stored: only in reports written before keys, said above.
+            (Some(_), None) if report.method_version == 0 => {}
+            (Some((key, _)), stored) if stored.map(String::as_str) != Some(key) => {
+                changed.push(id);
+            }
+            (Some(_), _) => {}
+        }
+    }
+    if !changed.is_empty() {
+        reasons.push(format!(
+            "the code of {} changed since it was measured",
+            changed.join(", ")
+        ));
+    }
+    if !gone.is_empty() {
+        reasons.push(format!(
+            "{} {} no longer an example of this book",
+            gone.join(", "),
+            if gone.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    (!reasons.is_empty()).then(|| reasons.join("; "))
 }
 
 fn source_title(id: &str, size: Size, record: &Record) -> String {
@@ -576,20 +650,82 @@ mod tests {
         }
     }
 
-    // The repeatability report has no key: present means current.
+    // A repeatability report is current while the method and every
+    // compared example's key are; otherwise it says why, and fails strict.
     #[test]
-    fn repeatability_is_never_stale() {
+    fn repeatability_staleness_follows_method_and_keys() {
         let book = Book::new();
+        let now = cuda_runner::METHOD_VERSION;
+        let (fast, slow) = (book.key_of("fast"), book.key_of("slow"));
+        let row = |id: &str| serde_json::json!({"example": id, "n": 1048576, "first_us": 30.0, "second_us": 30.3, "diff_pct": 1.0});
+        let cases = [
+            (
+                "current",
+                serde_json::json!(now),
+                serde_json::json!({"fast": fast, "slow": slow}),
+                vec![row("fast"), row("slow")],
+                None,
+            ),
+            (
+                "old method",
+                serde_json::json!(now - 1),
+                serde_json::json!({"fast": fast}),
+                vec![row("fast")],
+                Some(format!(
+                    "the measuring method changed from v{} to v{now} since it was measured",
+                    now - 1
+                )),
+            ),
+            (
+                "changed and gone",
+                serde_json::json!(now),
+                serde_json::json!({"fast": "an-old-key", "slow": slow, "gone": "k"}),
+                vec![row("fast"), row("gone")],
+                Some(
+                    "the code of fast changed since it was measured; gone is no longer an example of this book"
+                        .to_string(),
+                ),
+            ),
+            (
+                "before method and keys",
+                serde_json::Value::Null,
+                serde_json::Value::Null,
+                vec![row("fast")],
+                Some(format!(
+                    "written before reports recorded the measuring method (now v{now}) and the keys of the examples"
+                )),
+            ),
+        ];
         std::fs::create_dir_all(book.dir.path().join("results")).unwrap();
-        std::fs::write(
-            book.dir.path().join("results/repeatability.json"),
-            r#"{"gpu": "NVIDIA H200", "measured_at": "2026-05-01T12:00:00Z", "rows": [],
-                "max_abs_diff_pct_over_floor": 3.5, "goal_met": false}"#,
-        )
-        .unwrap();
-        let value = evaluate(&Directive::Repeatability, &book.results());
-        assert!(matches!(&value, Value::Repeatability(r) if !r.goal_met));
-        assert_eq!(value.problem(), None);
+        for (case, method, keys, rows, want) in cases {
+            let mut report = serde_json::json!({
+                "gpu": "NVIDIA H200", "measured_at": "2026-05-01T12:00:00Z", "rows": rows,
+                "max_abs_diff_pct_over_floor": 3.5, "goal_met": false
+            });
+            if !method.is_null() {
+                report["method_version"] = method;
+                report["keys"] = keys;
+            }
+            std::fs::write(
+                book.dir.path().join("results/repeatability.json"),
+                report.to_string(),
+            )
+            .unwrap();
+            let value = evaluate(&Directive::Repeatability, &book.results());
+            let Value::Repeatability(r) = &value else {
+                panic!("{case}: {value:?}")
+            };
+            assert!(!r.report.goal_met, "{case}");
+            assert_eq!(r.stale, want, "{case}");
+            assert_eq!(r.file, "results/repeatability.json");
+            assert_eq!(
+                value.problem(),
+                want.map(|w| format!(
+                    "results/repeatability.json: {w}; run bench/gpu-session.sh on a GPU machine"
+                )),
+                "{case}"
+            );
+        }
     }
 
     // A ladder keeps the order written and marks rungs without data.

@@ -127,11 +127,26 @@ impl Declaration {
 
     fn validate(&self) -> Result<(), DeclarationError> {
         let invalid = |m: String| Err(DeclarationError::Invalid(m));
-        if crate::problem::lookup(&self.problem).is_none() {
+        let Some(problem) = crate::problem::lookup(&self.problem) else {
             return invalid(format!(
                 "unknown problem `{}`: use one of {}",
                 self.problem,
                 crate::problem::names().join(", ")
+            ));
+        };
+        let (max, why) = problem.max_size();
+        if let Some(big) = self.sizes.iter().find(|s| s.0 > max) {
+            return invalid(format!(
+                "size {big} ({} elements) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
+                big.0,
+                self.problem,
+                Size(max)
+            ));
+        }
+        if let Some(bad) = self.compile.iter().find(|o| !compile_option_allowed(o)) {
+            return invalid(format!(
+                "compile option `{bad}` is not accepted: options that name files or folders (-I, --include-path, --pre-include, -include, output files) could read or write outside the book; allowed: {}",
+                ALLOWED_OPTION_PREFIXES.join(" ")
             ));
         }
         if self.sizes.is_empty() {
@@ -160,6 +175,50 @@ impl Declaration {
         }
         Ok(())
     }
+}
+
+/// The NVRTC options a header's `compile` may use: code generation and
+/// macros, never an option that names a file or folder (an include path
+/// would let `#include <name>` read outside `kernels/`).
+pub const ALLOWED_OPTION_PREFIXES: &[&str] = &[
+    "-D",
+    "-U",
+    "-std=",
+    "--std=",
+    "-use_fast_math",
+    "--use_fast_math",
+    "-ftz=",
+    "--ftz=",
+    "-prec-div=",
+    "--prec-div=",
+    "-prec-sqrt=",
+    "--prec-sqrt=",
+    "-fmad=",
+    "--fmad=",
+    "-maxrregcount=",
+    "--maxrregcount=",
+    "-extra-device-vectorization",
+    "--extra-device-vectorization",
+    "-restrict",
+    "--restrict",
+    "-G",
+    "--device-debug",
+    "-w",
+    "--disable-warnings",
+    "-Werror=",
+    "--Werror=",
+];
+
+/// Whether `option` is one of [`ALLOWED_OPTION_PREFIXES`] (flags exactly,
+/// `=` forms and `-D`/`-U` by prefix).
+fn compile_option_allowed(option: &str) -> bool {
+    ALLOWED_OPTION_PREFIXES.iter().any(|p| {
+        if p.ends_with('=') || *p == "-D" || *p == "-U" {
+            option.starts_with(p) && option.len() > p.len()
+        } else {
+            option == *p
+        }
+    })
 }
 
 #[cfg(test)]
@@ -201,6 +260,49 @@ args = ["partials", "out", "grid0"]
         let text = TWO_PASS.replace("sizes", "size");
         let err = Declaration::parse(&text).unwrap_err().to_string();
         assert!(err.contains("size"), "{err}");
+    }
+
+    // Sizes past the problem's limit are refused with the limit and why;
+    // n used to wrap silently in the kernels' 32-bit index arithmetic.
+    #[test]
+    fn sizes_past_the_problem_limit_are_refused() {
+        let err = Declaration::parse(&TWO_PASS.replace("\"2^20\"", "\"2^33\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("size 2^33 (8589934592 elements) is beyond what `sum_f32` takes: at most 2^31 (2147483648), because kernels take n as an unsigned int"),
+            "{err}"
+        );
+        assert!(Declaration::parse(&TWO_PASS.replace("\"2^20\"", "\"2^31\"")).is_ok());
+    }
+
+    // Options that name files are refused (an include path would let an
+    // angle include read any file); macros and code generation are fine.
+    #[test]
+    fn compile_options_that_name_files_are_refused() {
+        let with =
+            |opt: &str| TWO_PASS.replace("[scratch]", &format!("compile = [\"{opt}\"]\n[scratch]"));
+        for bad in [
+            "-I/etc",
+            "--include-path=/etc",
+            "--pre-include=/etc/passwd",
+            "-include",
+            "-time=/tmp/x",
+        ] {
+            let err = Declaration::parse(&with(bad)).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("compile option `{bad}` is not accepted")),
+                "{err}"
+            );
+        }
+        for good in [
+            "-DTILE=4",
+            "--use_fast_math",
+            "-maxrregcount=64",
+            "-std=c++20",
+        ] {
+            assert!(Declaration::parse(&with(good)).is_ok(), "{good}");
+        }
     }
 
     // A header without launches tells the author what to add.

@@ -82,7 +82,7 @@ impl Example {
             source::display_code(&text, anchor, &shown_path).map_err(|e| fail(1, e.to_string()))?;
         let dir = path.parent().unwrap_or(kernels_dir);
         let compiled = source::expand(&text, &shown_path, 1, dir, kernels_dir)
-            .map_err(|e| fail(1, e.to_string()))?;
+            .map_err(|e| at_source_error(e, &shown_path, 1))?;
         let default_id = rel_path
             .rsplit_once('.')
             .map(|(stem, _)| stem)
@@ -121,7 +121,7 @@ impl Example {
         let display =
             source::display_code(&body, None, chapter_file).map_err(|e| fail(e.to_string()))?;
         let compiled = source::expand(&body, chapter_file, body_line, chapter_dir, kernels_dir)
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| at_source_error(e, chapter_file, body_line))?;
         Ok(Example {
             id: id.to_string(),
             origin: Origin {
@@ -161,6 +161,21 @@ fn parse_declaration(
     Declaration::parse(&header.toml).map_err(|e| at(header.line, e.to_string()))
 }
 
+/// An include error at the include's own file and line; any other source
+/// error at `file:line`.
+fn at_source_error(e: SourceError, file: &str, line: usize) -> ExampleError {
+    let text = e.to_string();
+    let (file, line) = e.place().unwrap_or((file, line));
+    let prefix = format!("{file}:{line}: ");
+    ExampleError {
+        origin: Origin {
+            file: file.to_string(),
+            line,
+        },
+        message: text.strip_prefix(&prefix).unwrap_or(&text).to_string(),
+    }
+}
+
 fn display_path(book_root: &Path, path: &Path) -> String {
     path.strip_prefix(book_root)
         .unwrap_or(path)
@@ -194,6 +209,22 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.origin.line, 42);
         assert!(err.to_string().starts_with("src/ch.md:42:"), "{err}");
+    }
+
+    // An include from outside kernels/ is named once, at its own line.
+    #[test]
+    fn include_errors_name_the_include_line_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = BODY.replace("+++*/\n", "+++*/\n#include \"/etc/passwd\"\n");
+        let err = Example::from_inline(dir.path(), "src/ch.md", dir.path(), &body, 42, "demo")
+            .unwrap_err();
+        assert_eq!(err.origin.line, 51);
+        assert!(
+            err.to_string().starts_with(
+                "src/ch.md:51: `#include \"/etc/passwd\"` is outside the book's kernels/ folder"
+            ),
+            "{err}"
+        );
     }
 
     // A file example gets its id from its path; CRLF files are read alike.

@@ -7,9 +7,10 @@ use crate::device;
 use crate::example::Example;
 use crate::figures;
 use crate::launch_plan::{self, Launch, ResolvedPlan};
-use crate::measure::{self, Ceilings, RunError, Timer};
+use crate::limits::{self, DeviceLimits, KernelNeeds};
+use crate::measure::{self, Ceilings, RunError, SharedPoison, Timer};
 use crate::pool::Measured;
-use crate::problem::{self, BufferRole, OutputInit, Problem};
+use crate::problem::{self, BufferRole, Data, OutputInit, Problem};
 use crate::record::{EdgeCheck, Record, SizeResult, Status};
 use crate::size::Size;
 use cudarc::driver::{
@@ -112,6 +113,7 @@ fn run_into(
             )
         })?;
     let mut functions = BTreeMap::new();
+    let mut needs = BTreeMap::new();
     for spec in &decl.launches {
         if functions.contains_key(&spec.kernel) {
             continue;
@@ -125,12 +127,19 @@ fn run_into(
                 ),
             )
         })?;
-        let regs = f
-            .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
-            .unwrap_or(0);
-        record.registers.push((spec.kernel.clone(), regs as u32));
+        let kernel = kernel_needs(&f);
+        record
+            .registers
+            .push((spec.kernel.clone(), kernel.registers));
+        needs.insert(spec.kernel.clone(), kernel);
         functions.insert(spec.kernel.clone(), f);
     }
+    let device_limits = device_limits(&ctx, &facts.name).map_err(|e| {
+        Stop::new(
+            Status::Fault,
+            format!("reading the device's limits failed: {e}"),
+        )
+    })?;
 
     let mut timer = Timer::new(&ctx, &arch, facts.sm_count, facts.l2_bytes).map_err(|e| {
         Stop::new(
@@ -151,6 +160,9 @@ fn run_into(
         problem,
         example,
         functions: &functions,
+        limits: &device_limits,
+        needs: &needs,
+        poison: timer.shared_poison(),
         sms: facts.sm_count,
         policy,
         process,
@@ -240,6 +252,9 @@ struct SizeRunner<'a> {
     problem: &'static dyn Problem,
     example: &'a Example,
     functions: &'a BTreeMap<String, CudaFunction>,
+    limits: &'a DeviceLimits,
+    needs: &'a BTreeMap<String, KernelNeeds>,
+    poison: SharedPoison,
     sms: u32,
     policy: &'a measure::Policy,
     process: usize,
@@ -255,8 +270,15 @@ impl SizeRunner<'_> {
     fn run(&mut self, n: u64, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
         let plan = launch_plan::resolve(&self.example.declaration, n, self.sms)
             .map_err(|e| SizeError::Declared(e.to_string()))?;
+        limits::check(&plan, self.limits, self.needs, self.example).map_err(SizeError::Declared)?;
+        // Edge sizes get data whose answer is exact; timed sizes random data.
+        let data = if timing.is_some() {
+            Data::Timed
+        } else {
+            Data::Exact
+        };
         let stream = self.ctx.default_stream();
-        let buffers = Buffers::allocate(self.problem, &plan, n, &stream)
+        let buffers = Buffers::allocate(self.problem, &plan, n, data, &stream)
             .map_err(measure::classify_queue_error)?;
         let args = bind_args(&plan, &buffers, &stream).map_err(SizeError::Declared)?;
         for l in &plan.launches {
@@ -272,14 +294,30 @@ impl SizeRunner<'_> {
         let functions = self.functions;
         let work = |s: &Arc<CudaStream>| launch_all(s, functions, &plan.launches, &args);
 
-        // Correctness run: identities set, everything else poisoned.
+        // Correctness run: identities set, everything else poisoned, and
+        // every SM's shared memory filled with NaN before each launch.
         buffers
             .reset(&stream, true)
             .map_err(measure::classify_queue_error)?;
-        work(&stream).map_err(measure::classify_queue_error)?;
+        let poison = &self.poison;
+        let poisoned_work = |s: &Arc<CudaStream>| {
+            plan.launches
+                .iter()
+                .zip(&args)
+                .try_for_each(|(launch, args)| {
+                    poison.launch(s)?;
+                    launch_all(
+                        s,
+                        functions,
+                        std::slice::from_ref(launch),
+                        std::slice::from_ref(args),
+                    )
+                })
+        };
+        poisoned_work(&stream).map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         let mut check = buffers
-            .check(self.problem, n, &stream)
+            .check(self.problem, n, data, &stream)
             .map_err(RunError::Fault)?;
 
         let Some(t) = timing else {
@@ -294,7 +332,7 @@ impl SizeRunner<'_> {
         crate::diagnostics::dump_samples(&self.example.id, n, self.process, &samples.times_us);
         // The last timed run's answer must be right too.
         let after = buffers
-            .check(self.problem, n, &stream)
+            .check(self.problem, n, data, &stream)
             .map_err(RunError::Fault)?;
         if !after.pass && check.pass {
             check = after;
@@ -368,6 +406,7 @@ impl Buffers {
         problem: &dyn Problem,
         plan: &ResolvedPlan,
         n: u64,
+        data: Data,
         stream: &Arc<CudaStream>,
     ) -> Result<Self, DriverError> {
         let mut b = Buffers {
@@ -378,7 +417,7 @@ impl Buffers {
         for spec in problem.buffers(n) {
             match spec.role {
                 BufferRole::Input => {
-                    let host = problem.input(spec.name, n, INPUT_SEED);
+                    let host = problem.input(spec.name, n, INPUT_SEED, data);
                     let dev = stream.clone_htod(&host)?;
                     b.inputs.push((spec.name.to_string(), host, dev));
                 }
@@ -450,6 +489,7 @@ impl Buffers {
         &self,
         problem: &dyn Problem,
         n: u64,
+        data: Data,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
         let mut outs = Vec::new();
@@ -462,8 +502,33 @@ impl Buffers {
             .map(|(k, h, _)| (k.as_str(), h.as_slice()))
             .collect();
         let outputs: Vec<(&str, &[f32])> = outs.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-        Ok(problem.check(n, &inputs, &outputs))
+        Ok(problem.check(n, &inputs, &outputs, data))
     }
+}
+
+/// What a loaded kernel needs of the device (attributes it cannot read
+/// count as nothing, so the check never refuses on a missing attribute).
+fn kernel_needs(f: &CudaFunction) -> KernelNeeds {
+    use sys::CUfunction_attribute as F;
+    let get = |a| f.get_attribute(a).map_or(0, |v| v.max(0) as u32);
+    KernelNeeds {
+        registers: get(F::CU_FUNC_ATTRIBUTE_NUM_REGS),
+        static_shared: get(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+        max_threads_per_block: get(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+    }
+}
+
+/// The device's launch limits.
+fn device_limits(ctx: &Arc<CudaContext>, name: &str) -> Result<DeviceLimits, DriverError> {
+    use sys::CUdevice_attribute as A;
+    let get = |a| ctx.attribute(a).map(|v| v.max(0) as u32);
+    Ok(DeviceLimits {
+        name: name.to_string(),
+        max_threads_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_grid_x: get(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        max_shared_optin: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        registers_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+    })
 }
 
 fn memset32(dev: &CudaSlice<f32>, bits: u32, stream: &Arc<CudaStream>) -> Result<(), DriverError> {

@@ -77,34 +77,39 @@ pub fn measure_isolated(
 
 type ChildFailure = (Status, String, String);
 
+/// Bytes of a kernel's device `printf` output kept for the record's log
+/// (the same cap as the GPU kernel leaderboards); the rest is read and
+/// counted, never stored, so a kernel that prints a line per element
+/// neither blocks its process on a full pipe nor grows the runner.
+pub const PRINTF_CAP: usize = 16 * 1024;
+/// Bytes of a child's stderr kept (its own diagnostics, normally a line).
+const STDERR_CAP: usize = 64 * 1024;
+
 fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measured, ChildFailure> {
     let job = serde_json::to_vec(job).expect("jobs serialise");
-    let mut job_file = tempfile::NamedTempFile::new().map_err(|e| spawn_failure(runner_exe, e))?;
-    job_file
-        .write_all(&job)
-        .map_err(|e| spawn_failure(runner_exe, e))?;
-    let mut child = Command::new(runner_exe)
+    let failed_to_start = |e| spawn_failure(runner_exe, e);
+    let mut job_file = tempfile::NamedTempFile::new().map_err(failed_to_start)?;
+    job_file.write_all(&job).map_err(failed_to_start)?;
+    // The result travels in a file: the child's stdout is the kernel's
+    // device printf output, captured below.
+    let result_file = tempfile::NamedTempFile::new().map_err(failed_to_start)?;
+    let mut command = Command::new(runner_exe);
+    command
         .arg("measure")
         .arg("--job")
         .arg(job_file.path())
+        .arg("--out")
+        .arg(result_file.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| spawn_failure(runner_exe, e))?;
+        .stderr(Stdio::piped());
+    crate::lifetime::die_with_this_process(&mut command);
+    let mut child = command.spawn().map_err(failed_to_start)?;
     // Drain both pipes on threads so a chatty child cannot block on a full pipe.
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let out_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    let out_thread = std::thread::spawn(move || Captured::drain(stdout, PRINTF_CAP));
+    let err_thread = std::thread::spawn(move || Captured::drain(stderr, STDERR_CAP));
     let waited = child.wait_timeout(limit);
     let exit = match waited {
         Ok(Some(status)) => Some(status),
@@ -114,8 +119,8 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
             None
         }
     };
-    let out = out_thread.join().unwrap_or_default();
-    let err = err_thread.join().unwrap_or_default();
+    let printed = out_thread.join().unwrap_or_default();
+    let err = err_thread.join().unwrap_or_default().text("stderr");
     let Some(exit) = exit else {
         return Err((
             Status::Timeout,
@@ -123,16 +128,86 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
                 "did not finish within {} s and was stopped; a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this",
                 limit.as_secs()
             ),
-            err,
+            join_logs(&err, &printed.text("device printf output")),
         ));
     };
-    match serde_json::from_str::<Measured>(out.trim()) {
-        Ok(measured) => Ok(measured),
+    let text = std::fs::read_to_string(result_file.path()).unwrap_or_default();
+    match serde_json::from_str::<Measured>(text.trim()) {
+        Ok(mut measured) => {
+            let printf = printed.text("device printf output");
+            measured.record.log = join_logs(&measured.record.log, &printf);
+            Ok(measured)
+        }
+        Err(e) if !text.trim().is_empty() => Err((
+            Status::Fault,
+            format!("the measuring process wrote a result this runner cannot read ({e})"),
+            join_logs(&err, &printed.text("device printf output")),
+        )),
         Err(_) => Err((
             Status::Fault,
             format!("the measuring process ended ({exit}) without a result"),
-            format!("{err}{out}"),
+            join_logs(&err, &printed.text("device printf output")),
         )),
+    }
+}
+
+/// Two log parts, separated by a blank line when both are present.
+fn join_logs(first: &str, second: &str) -> String {
+    match (first.trim().is_empty(), second.trim().is_empty()) {
+        (_, true) => first.to_string(),
+        (true, false) => second.to_string(),
+        (false, false) => format!("{}\n\n{second}", first.trim_end()),
+    }
+}
+
+/// The start of a stream, at most `cap` bytes, and how long it was.
+#[derive(Debug, Default)]
+pub struct Captured {
+    kept: Vec<u8>,
+    total: u64,
+    cap: usize,
+}
+
+impl Captured {
+    /// Reads `stream` to its end, keeping the first `cap` bytes.
+    pub fn drain(mut stream: impl Read, cap: usize) -> Self {
+        let mut captured = Captured {
+            kept: Vec::new(),
+            total: 0,
+            cap,
+        };
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let room = cap.saturating_sub(captured.kept.len()).min(n);
+                    captured.kept.extend_from_slice(&buf[..room]);
+                    captured.total += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        captured
+    }
+
+    /// The kept text, headed by what it is when it was cut; empty when the
+    /// stream was.
+    pub fn text(&self, what: &str) -> String {
+        if self.total == 0 {
+            return String::new();
+        }
+        let kept = String::from_utf8_lossy(&self.kept);
+        if self.total as usize <= self.kept.len() {
+            return format!("{what}:\n{kept}");
+        }
+        format!(
+            "{what} (first {} KiB of {} bytes shown):\n{kept}\n[... {} more bytes not kept]",
+            self.cap / 1024,
+            self.total,
+            self.total - self.kept.len() as u64
+        )
     }
 }
 
@@ -192,4 +267,112 @@ pub fn probe_gpu(runner_exe: &Path) -> Option<GpuFacts> {
         return None;
     }
     serde_json::from_str(out.trim()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::example::Example;
+    use std::os::unix::fs::PermissionsExt;
+
+    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    /// A stand-in for `cuda-runner measure`: prints `printed` bytes on
+    /// stdout (a kernel's printf), then copies `result` to its `--out`.
+    fn fake_child(dir: &Path, printed: u64, result: &Measured) -> std::path::PathBuf {
+        let template = dir.join("result.json");
+        std::fs::write(&template, serde_json::to_vec(result).unwrap()).unwrap();
+        let script = dir.join("fake-runner");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nhead -c {printed} /dev/zero | tr '\\0' 'x'\ncp '{}' \"$5\"\n",
+                template.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    fn example(dir: &Path) -> Example {
+        Example::from_inline(dir, "src/ch.md", dir, BODY, 1, "demo").unwrap()
+    }
+
+    fn job(example: &Example) -> Job<'_> {
+        Job {
+            example,
+            key: "k",
+            process: 0,
+            processes: 1,
+        }
+    }
+
+    /// The record of a kernel that wrote NaN: judged wrong, error infinite.
+    fn nan_result(example: &Example) -> Measured {
+        let mut record = Record::failure(
+            example,
+            "k",
+            Status::Wrong,
+            "wrong at n = 1: expected 0.5, got NaN",
+            "",
+        );
+        record.edge_checks.push(crate::record::EdgeCheck {
+            n: crate::size::Size(1),
+            error: f64::INFINITY,
+            tolerance: 1e-7,
+            pass: false,
+        });
+        Measured {
+            record,
+            samples_us: vec![vec![f64::NAN]],
+        }
+    }
+
+    // A kernel that writes NaN stays `wrong` across the child protocol
+    // (JSON has no NaN or infinity); it used to become a `fault`.
+    #[test]
+    fn non_finite_results_survive_the_child_protocol() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = example(dir.path());
+        let script = fake_child(dir.path(), 0, &nan_result(&ex));
+        let m = run_child(&script, &job(&ex), Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(m.record.status, Status::Wrong);
+        assert!(m.record.message.ends_with("got NaN"));
+        assert_eq!(m.record.edge_checks[0].error, f64::INFINITY);
+        assert!(m.samples_us[0][0].is_nan());
+        assert!(m.record.log.is_empty());
+    }
+
+    // A printf flood (50 MB) is drained, cut to 16 KiB in the log, and the
+    // result is still read: no hang, no unbounded memory.
+    #[test]
+    fn printf_floods_are_capped_and_the_result_still_judged() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = example(dir.path());
+        let script = fake_child(dir.path(), 50_000_000, &nan_result(&ex));
+        let m = run_child(&script, &job(&ex), Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(m.record.status, Status::Wrong);
+        let log = &m.record.log;
+        assert!(
+            log.starts_with("device printf output (first 16 KiB of 50000000 bytes shown):\nxxxx"),
+            "{}",
+            &log[..80]
+        );
+        assert!(log.len() < PRINTF_CAP + 200, "{}", log.len());
+        assert!(log.ends_with("[... 49983616 more bytes not kept]"));
+    }
+
+    // Short output is kept whole, headed by what it is.
+    #[test]
+    fn short_output_is_kept_whole() {
+        let c = Captured::drain(&b"thread 0: 1.5\n"[..], PRINTF_CAP);
+        assert_eq!(
+            c.text("device printf output"),
+            "device printf output:\nthread 0: 1.5\n"
+        );
+        assert_eq!(Captured::drain(&b""[..], 4).text("x"), "");
+    }
 }

@@ -15,10 +15,14 @@ pub mod diagnostics;
 pub mod example;
 pub mod execute;
 pub mod figures;
+pub mod include_scan;
 pub mod isolate;
 pub mod key;
 pub mod launch_plan;
+pub mod lifetime;
+pub mod limits;
 pub mod measure;
+pub mod nonfinite;
 pub mod peers;
 pub mod pool;
 pub mod problem;
@@ -41,4 +45,8 @@ pub mod store;
 /// when a slow kernel passed its share of the time-out before its tenth
 /// sample, even when the tenth then met the noise target), and the hard
 /// wall-time cap (12 s) is not split between processes.
-pub const METHOD_VERSION: u32 = 4;
+/// v5: correctness runs fill every SM's shared memory with NaN before each
+/// launch ([`measure::SharedPoison`]), launches are checked against the
+/// device's limits before they are made, and a kernel's device printf
+/// output is kept in the log (the result travels in a file).
+pub const METHOD_VERSION: u32 = 5;

@@ -69,13 +69,16 @@ enum Command {
         #[arg(long)]
         peers: PathBuf,
     },
-    /// Child-process entry: measure the job in FILE and print its record and
-    /// raw samples as JSON.
+    /// Child-process entry: measure the job in FILE and write its record and
+    /// raw samples as JSON to OUT (stdout is left to the kernel's printf).
     #[command(hide = true)]
     Measure {
         /// The job file written by the parent.
         #[arg(long)]
         job: PathBuf,
+        /// Where the result goes.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -88,7 +91,7 @@ fn main() -> Result<()> {
         } => run(&paths, json, Duration::from_secs(timeout_s)),
         Command::Check { paths, arch } => check(&paths, &arch),
         Command::Device { json } => device_facts(json),
-        Command::Measure { job } => measure(&job),
+        Command::Measure { job, out } => measure(&job, &out),
         Command::Peers {
             problem,
             ours,
@@ -182,13 +185,13 @@ fn device_facts(json: bool) -> Result<()> {
     Ok(())
 }
 
-fn measure(job: &Path) -> Result<()> {
+fn measure(job: &Path, out: &Path) -> Result<()> {
     let text =
         std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
     let job: isolate::OwnedJob = serde_json::from_str(&text).context("parsing the job")?;
     let measured = execute::run_example(&job.example, &job.key, job.process, job.processes);
-    println!("{}", serde_json::to_string(&measured)?);
-    Ok(())
+    std::fs::write(out, serde_json::to_vec(&measured)?)
+        .with_context(|| format!("writing {}", out.display()))
 }
 
 /// Resolves `.cu` files (and folders of them) into examples. The book root

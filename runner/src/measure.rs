@@ -102,10 +102,13 @@ impl Samples {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ceilings {
     /// Read-only streaming bandwidth, GB/s (bytes read / time).
+    #[serde(with = "crate::nonfinite")]
     pub read_gbs: f64,
     /// Copy bandwidth, GB/s, counting bytes read plus bytes written.
+    #[serde(with = "crate::nonfinite")]
     pub copy_gbs: f64,
     /// Cold time of an empty kernel, microseconds.
+    #[serde(with = "crate::nonfinite")]
     pub launch_floor_us: f64,
     /// Bytes streamed by the read measurement.
     pub buffer_bytes: u64,
@@ -159,6 +162,7 @@ pub struct Timer {
     empty: CudaFunction,
     read: CudaFunction,
     copy: CudaFunction,
+    poison: SharedPoison,
     flush: CudaSlice<u8>,
     flush_value: u8,
     flag_host: *mut i32,
@@ -170,6 +174,54 @@ pub struct Timer {
     default_clock_mhz: f64,
     sm_count: u32,
     l2_bytes: u64,
+}
+
+/// Fills every SM's shared memory with NaN (`cm_poison_shared`: one block
+/// per SM, each with the largest dynamic shared memory a block may have).
+/// Launched before each launch of a correctness run, never in a timed one,
+/// so that a kernel reading a shared slot that no thread wrote reads NaN
+/// and fails its check instead of passing on leftovers.
+#[derive(Debug, Clone)]
+pub struct SharedPoison {
+    function: CudaFunction,
+    blocks: u32,
+    bytes: u32,
+}
+
+impl SharedPoison {
+    fn new(
+        ctx: &Arc<CudaContext>,
+        function: CudaFunction,
+        sm_count: u32,
+    ) -> Result<Self, DriverError> {
+        use sys::CUdevice_attribute as A;
+        let bytes = ctx.attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
+        function.set_attribute(
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes,
+        )?;
+        Ok(SharedPoison {
+            function,
+            blocks: sm_count,
+            bytes: bytes as u32,
+        })
+    }
+
+    /// Queues the poison on `stream`.
+    pub fn launch(&self, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+        let cfg = LaunchConfig {
+            grid_dim: (self.blocks, 1, 1),
+            block_dim: (1024, 1, 1),
+            shared_mem_bytes: self.bytes,
+        };
+        let words = self.bytes / 4;
+        let mut b = stream.launch_builder(&self.function);
+        b.arg(&words);
+        // SAFETY: the kernel takes one unsigned int and touches only its
+        // own shared memory.
+        unsafe { b.launch(cfg) }?;
+        Ok(())
+    }
 }
 
 /// The blocking kernel gives up after this long (the host queues far faster).
@@ -212,7 +264,9 @@ impl Timer {
         let default_clock_mhz =
             f64::from(ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?)
                 / 1000.0;
+        let poison = SharedPoison::new(ctx, module.load_function("cm_poison_shared")?, sm_count)?;
         Ok(Timer {
+            poison,
             blocker: module.load_function("cm_blocker")?,
             empty: module.load_function("cm_empty")?,
             read: module.load_function("cm_read")?,
@@ -237,6 +291,11 @@ impl Timer {
     /// The stream all work runs on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// The shared-memory poison of correctness runs.
+    pub fn shared_poison(&self) -> SharedPoison {
+        self.poison.clone()
     }
 
     /// Cold samples of `work`: before each, `reset` (accumulators), an L2

@@ -17,6 +17,7 @@ pub struct Measured {
     /// The record of this process alone.
     pub record: Record,
     /// Raw samples, one vector per entry of `record.sizes`.
+    #[serde(with = "crate::nonfinite::nested")]
     pub samples_us: Vec<Vec<f64>>,
 }
 

@@ -67,6 +67,7 @@ pub struct GpuFacts {
     /// Device memory in bytes.
     pub memory_bytes: u64,
     /// Datasheet peak memory bandwidth in GB/s (10^9 bytes per second).
+    #[serde(with = "crate::nonfinite")]
     pub peak_gbs: f64,
     /// Where `peak_gbs` comes from (`datasheet` or `memory clock x bus width`).
     pub peak_source: String,
@@ -89,35 +90,43 @@ pub struct SizeResult {
     /// Resolved launches, e.g. `528 x 512, 0 B shared`, one per launch.
     pub launches: Vec<String>,
     /// Median time of the timed samples, microseconds.
+    #[serde(with = "crate::nonfinite")]
     pub median_us: f64,
     /// Fastest sample, microseconds.
+    #[serde(with = "crate::nonfinite")]
     pub min_us: f64,
     /// Slowest sample, microseconds.
+    #[serde(with = "crate::nonfinite")]
     pub max_us: f64,
     /// Number of timed samples kept.
     pub samples: u32,
     /// Relative spread: standard deviation over mean of the kept samples.
+    #[serde(with = "crate::nonfinite")]
     pub rel_spread: f64,
     /// Bytes over median time, GB/s.
+    #[serde(with = "crate::nonfinite")]
     pub gbs: f64,
     /// `gbs` as a percentage of the datasheet peak.
+    #[serde(with = "crate::nonfinite")]
     pub pct_peak: f64,
     /// `gbs` as a percentage of the read ceiling measured in the same run.
-    #[serde(default)]
+    #[serde(default, with = "crate::nonfinite::option")]
     pub pct_ceiling: Option<f64>,
     /// Hot figure: median per run of back-to-back runs with L2 warm and
     /// nothing in between, microseconds. Labelled "hot" wherever shown.
-    #[serde(default)]
+    #[serde(default, with = "crate::nonfinite::option")]
     pub hot_median_us: Option<f64>,
     /// Median SM clock over the kept samples, MHz (0 when unknown).
-    #[serde(default)]
+    #[serde(default, with = "crate::nonfinite")]
     pub sm_clock_mhz: f64,
     /// Samples dropped because the SM clock was below 75% of its default.
     #[serde(default)]
     pub throttled_dropped: u32,
     /// Error against the float64 reference, as the problem defines it.
+    #[serde(with = "crate::nonfinite")]
     pub error: f64,
     /// The tolerance the error was held to.
+    #[serde(with = "crate::nonfinite")]
     pub tolerance: f64,
     /// Whether the check passed (in every checked run of this size).
     pub pass: bool,
@@ -134,8 +143,10 @@ pub struct EdgeCheck {
     /// Elements.
     pub n: Size,
     /// Error against the reference.
+    #[serde(with = "crate::nonfinite")]
     pub error: f64,
     /// Tolerance.
+    #[serde(with = "crate::nonfinite")]
     pub tolerance: f64,
     /// Whether it passed.
     pub pass: bool,
@@ -178,6 +189,7 @@ pub struct Record {
     /// UTC time of the measurement, RFC 3339.
     pub measured_at: String,
     /// Wall time the whole example took, seconds.
+    #[serde(with = "crate::nonfinite")]
     pub wall_s: f64,
     /// Registers per thread of each kernel, when compiled.
     #[serde(default)]

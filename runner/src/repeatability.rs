@@ -1,10 +1,21 @@
 //! The repeatability report: the same book measured twice back to back,
 //! compared median by median. Stored as `results/repeatability.json` and
 //! rendered on the methodology page.
+//!
+//! The report names the measuring method and the key of every example it
+//! compares, so a reader of the report (the preprocessor) can tell when it
+//! no longer describes the book: the method changed since, or an example's
+//! code did. Only repeats are compared: an example whose records in the two
+//! runs have different keys (its code changed between the runs) is left
+//! out, as is a record found unchanged in both (not measured again, such as
+//! the leftover record of an example no longer in the book); runs whose
+//! compared records disagree on the method version are refused.
 
 use crate::record::Record;
 use crate::size::Size;
+use anyhow::bail;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Medians at or above this are held to the 2% agreement goal.
@@ -34,6 +45,14 @@ pub struct Report {
     pub gpu: String,
     /// When the second run finished (its latest record), RFC 3339.
     pub measured_at: String,
+    /// The measuring-method version ([`crate::METHOD_VERSION`]) of every
+    /// compared record; 0 in reports written before reports carried it.
+    #[serde(default)]
+    pub method_version: u32,
+    /// The key of every compared example (id to key), from the second
+    /// run's records; empty in reports written before reports carried them.
+    #[serde(default)]
+    pub keys: BTreeMap<String, String>,
     /// Rows, by example and size.
     pub rows: Vec<Row>,
     /// Largest |diff| over medians of at least `GOAL_FLOOR_US`, percent.
@@ -42,17 +61,34 @@ pub struct Report {
     pub goal_met: bool,
 }
 
-/// Compares two folders of records (same layout as `results/`).
+/// Compares two folders of records (same layout as `results/`): every
+/// example measured in both runs with the same key, size by size. Fails
+/// when the compared records disagree on the method version, or when no
+/// example was measured in both.
 pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
     let a = load_all(first)?;
     let b = load_all(second)?;
     let mut rows = Vec::new();
     let mut gpu = String::new();
     let mut measured_at = String::new();
+    let mut keys = BTreeMap::new();
+    // Method version -> an example measured with it, for the refusal.
+    let mut methods: BTreeMap<u32, String> = BTreeMap::new();
     for rb in &b {
         let Some(ra) = a.iter().find(|r| r.example == rb.example) else {
             continue;
         };
+        // Not a repeat: the code changed between the runs, or the record
+        // was not measured again.
+        if ra.key != rb.key || ra == rb {
+            continue;
+        }
+        for r in [ra, rb] {
+            methods
+                .entry(r.method_version)
+                .or_insert_with(|| r.example.clone());
+        }
+        keys.insert(rb.example.clone(), rb.key.clone());
         if let Some(g) = &rb.gpu {
             gpu = g.name.clone();
         }
@@ -70,6 +106,22 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
             });
         }
     }
+    let method_version = match methods.len() {
+        0 => bail!(
+            "nothing to compare: no example was measured in both {} and {} with the same code",
+            first.display(),
+            second.display()
+        ),
+        1 => *methods.keys().next().expect("one method"),
+        _ => bail!(
+            "the runs' records disagree on the measuring method ({}): runs measured with different methods are not repeats; measure both runs with the same cuda-runner",
+            methods
+                .iter()
+                .map(|(v, example)| format!("version {v} in {example}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     rows.sort_by(|x, y| x.example.cmp(&y.example).then(x.n.cmp(&y.n)));
     let max = rows
         .iter()
@@ -79,6 +131,8 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
     Ok(Report {
         gpu,
         measured_at,
+        method_version,
+        keys,
         rows,
         max_abs_diff_pct_over_floor: max,
         goal_met: max <= GOAL_PCT,
@@ -105,4 +159,121 @@ fn walk(dir: &Path, out: &mut Vec<Record>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of `example` with `key`, measured with `method` at
+    /// `measured_at`, timed at 2^20 in `us` microseconds.
+    fn record(example: &str, key: &str, method: u32, measured_at: &str, us: f64) -> Record {
+        serde_json::from_value(serde_json::json!({
+            "schema": 1, "example": example, "key": key, "status": "pass", "expect": "pass",
+            "method_version": method, "problem": "sum_f32 v1", "compile_options": [],
+            "gpu": null, "measured_at": measured_at, "wall_s": 1.0,
+            "sizes": [{"n": 1048576, "bytes": 4194308u64, "launches": [], "median_us": us,
+                "min_us": us, "max_us": us, "samples": 10, "rel_spread": 0.01, "gbs": 1.0,
+                "pct_peak": 1.0, "error": 0.0, "tolerance": 1.0, "pass": true}]
+        }))
+        .expect("the test record matches the schema")
+    }
+
+    /// Two run folders holding `first` and `second`.
+    fn runs(first: &[Record], second: &[Record]) -> (tempfile::TempDir, tempfile::TempDir) {
+        let write = |records: &[Record]| {
+            let dir = tempfile::tempdir().unwrap();
+            for r in records {
+                let path = dir.path().join(format!("{}.json", r.example));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, serde_json::to_string(r).unwrap()).unwrap();
+            }
+            dir
+        };
+        (write(first), write(second))
+    }
+
+    const T1: &str = "2026-05-01T12:00:00Z";
+    const T2: &str = "2026-05-01T12:05:00Z";
+
+    // The report names the method of its records and the key of every
+    // example it compares, from the second run.
+    #[test]
+    fn report_carries_method_and_keys() {
+        let (a, b) = runs(
+            &[
+                record("r/a", "ka", 4, T1, 40.0),
+                record("r/b", "kb", 4, T1, 30.0),
+            ],
+            &[
+                record("r/a", "ka", 4, T2, 40.4),
+                record("r/b", "kb", 4, T2, 30.0),
+            ],
+        );
+        let report = compare(a.path(), b.path()).unwrap();
+        assert_eq!(report.method_version, 4);
+        assert_eq!(
+            report.keys,
+            BTreeMap::from([("r/a".into(), "ka".into()), ("r/b".into(), "kb".into())])
+        );
+        assert_eq!(report.rows.len(), 2);
+        assert!((report.max_abs_diff_pct_over_floor - 1.0).abs() < 1e-9);
+        assert!(report.goal_met);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["method_version"], 4);
+        assert_eq!(json["keys"]["r/a"], "ka");
+    }
+
+    // An example whose code changed between the runs, and a record left
+    // unchanged (not measured again), are not repeats: left out.
+    #[test]
+    fn only_repeats_are_compared() {
+        let leftover = record("r/gone", "kg", 2, T1, 50.0);
+        let (a, b) = runs(
+            &[
+                record("r/a", "ka", 4, T1, 40.0),
+                record("r/b", "old", 4, T1, 30.0),
+                leftover.clone(),
+            ],
+            &[
+                record("r/a", "ka", 4, T2, 40.0),
+                record("r/b", "new", 4, T2, 60.0),
+                leftover,
+            ],
+        );
+        let report = compare(a.path(), b.path()).unwrap();
+        assert_eq!(report.keys.keys().collect::<Vec<_>>(), ["r/a"]);
+        assert!(report.rows.iter().all(|r| r.example == "r/a"));
+        assert_eq!(report.method_version, 4);
+    }
+
+    // Runs measured with different methods are refused, naming both; so is
+    // a comparison with nothing in common.
+    #[test]
+    fn refuses_mixed_methods_and_empty_comparisons() {
+        let (a, b) = runs(
+            &[record("r/a", "ka", 3, T1, 40.0)],
+            &[record("r/a", "ka", 4, T2, 40.0)],
+        );
+        let err = compare(a.path(), b.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("disagree on the measuring method (version 3 in r/a, version 4 in r/a)"),
+            "{err}"
+        );
+        let (a, b) = runs(&[record("r/a", "ka", 4, T1, 40.0)], &[]);
+        let err = compare(a.path(), b.path()).unwrap_err().to_string();
+        assert!(err.starts_with("nothing to compare"), "{err}");
+    }
+
+    // A report written before reports carried method and keys still reads.
+    #[test]
+    fn older_reports_read() {
+        let report: Report = serde_json::from_str(
+            r#"{"gpu": "G", "measured_at": "2026-05-01T00:00:00Z", "rows": [],
+                "max_abs_diff_pct_over_floor": 0.5, "goal_met": true}"#,
+        )
+        .unwrap();
+        assert_eq!(report.method_version, 0);
+        assert!(report.keys.is_empty());
+    }
 }

@@ -51,3 +51,17 @@ extern "C" __global__ void cm_copy(const float4* __restrict__ src, float4* __res
     }
     for (; i < n4; i += stride) dst[i] = src[i];
 }
+
+// Shared-memory poison: each block fills all of its dynamic shared memory
+// with NaN. Launched with one block per SM and the device's largest
+// shared-memory allowance before a correctness run, so that a kernel that
+// reads a shared slot no thread wrote reads NaN instead of whatever a
+// previous kernel happened to leave there. The stores go through a
+// volatile pointer so that the compiler keeps them although no thread of
+// this kernel reads them back.
+extern "C" __global__ void cm_poison_shared(unsigned words) {
+    extern __shared__ unsigned cm_shared[];
+    volatile unsigned* s = cm_shared;
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) s[i] = 0x7fc00000u;
+    __syncthreads();
+}

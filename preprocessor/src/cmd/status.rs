@@ -69,6 +69,7 @@ fn state_word(outcome: &Outcome) -> &'static str {
             "current (expected failure)"
         }
         Outcome::Fresh(_) => "current",
+        Outcome::Unstored { .. } => "measured, NOT stored",
         Outcome::Stale(_) => "stale",
         Outcome::Missing => "not measured",
         Outcome::Broken(_) => "broken",

@@ -10,9 +10,8 @@ use super::reports::{self, Table};
 use super::{Panel, chart, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
-use crate::values::{Ladder, Peers, Value};
+use crate::values::{Ladder, Peers, Repeatability, Value};
 use cuda_runner::record::{Record, Status};
-use cuda_runner::repeatability::Report as RepeatReport;
 use maud::{Markup, PreEscaped, Render, html};
 use std::fmt::Write;
 
@@ -32,8 +31,9 @@ impl Render for Flat<'_> {
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
     let markup = match p.outcome {
-        Outcome::Fresh(r) => record_panel(p.id, r, false),
-        Outcome::Stale(r) => record_panel(p.id, r, true),
+        Outcome::Fresh(r) => record_panel(p.id, r, false, None),
+        Outcome::Unstored { record, reason } => record_panel(p.id, record, false, Some(reason)),
+        Outcome::Stale(r) => record_panel(p.id, r, true, None),
         Outcome::Missing => missing_panel(p.id),
         Outcome::Broken(message) => broken_panel(message, p.raw),
     };
@@ -58,7 +58,9 @@ fn panel_class(record: &Record, stale: bool) -> String {
     class
 }
 
-fn record_panel(id: &str, r: &Record, stale: bool) -> Markup {
+/// A record's panel; `unstored` is why a record measured in this build
+/// could not be written to the store.
+fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> Markup {
     let failed = r.status != Status::Pass;
     html! {
         div class=(panel_class(r, stale)) data-example=(id) data-status=(r.status.word()) {
@@ -76,6 +78,13 @@ fn record_panel(id: &str, r: &Record, stale: bool) -> Markup {
                 }
                 "\n"
             }
+            @if let Some(reason) = unstored {
+                p.cm-unstored {
+                    strong { "Measured in this build but NOT stored" }
+                    " (" (Flat(reason)) "): this page shows this build's figures, and the next build measures the example again."
+                }
+                "\n"
+            }
             @if failed && !r.message.is_empty() {
                 p.cm-message { (Flat(&r.message)) }
                 "\n"
@@ -85,9 +94,11 @@ fn record_panel(id: &str, r: &Record, stale: bool) -> Markup {
                 "\n"
             }
             (plan_details(r))
-            @if failed && !r.log.is_empty() {
+            @if !r.log.is_empty() {
                 "\n"
-                details.cm-log open {
+                // Open for a failure; a passing kernel's output (its printf)
+                // stays folded.
+                details.cm-log open[failed] {
                     summary { "Log" }
                     pre { (Flat(&r.log)) }
                 }
@@ -241,15 +252,19 @@ fn peers_panel(p: &Peers) -> Markup {
     }
 }
 
-/// A `{{#repeatability}}` report: the verdict, then every row.
-fn repeatability_panel(r: &RepeatReport) -> Markup {
-    let class = if r.goal_met {
-        "cm-panel cm-repeatability cm-pass"
-    } else {
-        "cm-panel cm-repeatability cm-wrong"
+/// A `{{#repeatability}}` report: the verdict, then every row. A report
+/// that no longer describes the book is greyed like a stale panel, says
+/// why, and carries the reason as its tooltip.
+fn repeatability_panel(p: &Repeatability) -> Markup {
+    let r = &p.report;
+    let class = match (&p.stale, r.goal_met) {
+        (Some(_), _) => "cm-panel cm-repeatability cm-stale",
+        (None, true) => "cm-panel cm-repeatability cm-pass",
+        (None, false) => "cm-panel cm-repeatability cm-wrong",
     };
+    let title = p.stale.as_deref().map(reports::stale_note);
     html! {
-        div class=(class) {
+        div class=(class) title=[title.as_deref()] {
             "\n"
             div.cm-head {
                 span.cm-mark { (if r.goal_met { "✓" } else { "✗" }) } " "
@@ -257,6 +272,10 @@ fn repeatability_panel(r: &RepeatReport) -> Markup {
                 span.cm-facts { (Flat(&reports::repeatability_facts(r))) }
             }
             "\n"
+            @if let Some(note) = &title {
+                p.cm-note { (Flat(note)) }
+                "\n"
+            }
             p.cm-note { (Flat(&reports::repeatability_summary(r))) "." }
             "\n"
             (report_table(&reports::repeatability_table(r)))
@@ -398,7 +417,9 @@ mod tests {
         }
     }
 
-    // A failure shows its message and its log, escaped, in an open <details>.
+    // A failure shows its message and its log, escaped, in an open
+    // <details>; a pass shows a log it has (a kernel's printf) folded, and
+    // no log block when its log is empty.
     #[test]
     fn failure_shows_message_and_escaped_log() {
         let html = render(&Outcome::Fresh(record(Status::Wrong, Expectation::Pass)));
@@ -411,7 +432,37 @@ mod tests {
             "{html}"
         );
         let pass = render(&Outcome::Fresh(record(Status::Pass, Expectation::Pass)));
-        assert!(!pass.contains("cm-log"));
+        assert!(!pass.contains("cm-log"), "{pass}");
+        let mut printed = record(Status::Pass, Expectation::Pass);
+        printed.log = "block 0: <sum> = 1\nblock 1: sum = 2".into();
+        let pass = render(&Outcome::Fresh(printed));
+        assert!(
+            pass.contains("<details class=\"cm-log\"><summary>Log</summary><pre>block 0: &lt;sum&gt; = 1&#10;block 1: sum = 2</pre></details>"),
+            "{pass}"
+        );
+        assert!(!pass.contains("cm-message"), "{pass}");
+        no_blank_lines(&pass);
+    }
+
+    // A record measured but not stored shows the record and a warning
+    // saying why and what happens next.
+    #[test]
+    fn unstored_record_warns() {
+        let html = render(&Outcome::Unstored {
+            record: record(Status::Pass, Expectation::Pass),
+            reason: "results/r/tree.json: Is a directory (os error 21)".into(),
+        });
+        assert!(html.contains("cm-panel cm-pass\""), "{html}");
+        assert!(
+            html.contains("<p class=\"cm-unstored\"><strong>Measured in this build but NOT stored</strong> (results/r/tree.json: Is a directory (os error 21)): this page shows this build's figures, and the next build measures the example again.</p>"),
+            "{html}"
+        );
+        assert!(html.contains("<td>251.2 µs</td>"), "{html}");
+        no_blank_lines(&html);
+        assert!(
+            !render(&Outcome::Fresh(record(Status::Pass, Expectation::Pass)))
+                .contains("cm-unstored")
+        );
     }
 
     // The size table carries the formatted figures of each size.
@@ -466,7 +517,8 @@ mod tests {
     }
 
     // Comparisons and reports are blocks without blank lines; a stale
-    // comparison is greyed and says why; inline, they stay on one line.
+    // comparison or report is greyed and says why (the report in its
+    // tooltip too); inline, they stay on one line.
     #[test]
     fn peers_and_repeatability_blocks() {
         let peers = |stale: Option<&str>| {
@@ -491,18 +543,44 @@ mod tests {
         assert!(stale.contains("cm-panel cm-peers cm-stale"), "{stale}");
         assert!(stale.contains("<p class=\"cm-note\">Measured for an earlier version of r/a: "));
         assert!(!value(&peers(None), false).contains('\n'));
-        let report: RepeatReport = serde_json::from_value(serde_json::json!({
-            "gpu": "NVIDIA H200", "measured_at": "2026-11-29T17:00:00Z",
-            "rows": [{"example": "r/a", "n": 1048576, "first_us": 5.9, "second_us": 6.3, "diff_pct": 6.78}],
-            "max_abs_diff_pct_over_floor": 0.0, "goal_met": true
-        }))
-        .unwrap();
-        let repeat = value(&Value::Repeatability(Box::new(report)), true);
+        let repeat = |stale: Option<&str>| {
+            Value::Repeatability(Box::new(Repeatability {
+                report: serde_json::from_value(serde_json::json!({
+                    "gpu": "NVIDIA H200", "measured_at": "2026-11-29T17:00:00Z",
+                    "method_version": cuda_runner::METHOD_VERSION, "keys": {"r/a": "k"},
+                    "rows": [{"example": "r/a", "n": 1048576, "first_us": 5.9, "second_us": 6.3, "diff_pct": 6.78}],
+                    "max_abs_diff_pct_over_floor": 0.0, "goal_met": true
+                }))
+                .unwrap(),
+                file: "results/repeatability.json".into(),
+                stale: stale.map(str::to_string),
+            }))
+        };
+        let current = value(&repeat(None), true);
         assert!(
-            repeat.starts_with("<div class=\"cm-panel cm-repeatability cm-pass\">"),
-            "{repeat}"
+            current.starts_with("<div class=\"cm-panel cm-repeatability cm-pass\">"),
+            "{current}"
         );
-        assert!(repeat.contains("(goal: within 2%) — met.</p>"), "{repeat}");
-        no_blank_lines(&repeat);
+        assert!(
+            current.contains("(goal: within 2%) — met.</p>"),
+            "{current}"
+        );
+        no_blank_lines(&current);
+        let stale = value(
+            &repeat(Some("the code of r/a changed since it was measured")),
+            true,
+        );
+        let note = "The code of r/a changed since it was measured: these figures may no longer hold. Run bench/gpu-session.sh on a GPU machine to measure them again.";
+        assert!(
+            stale.starts_with(&format!(
+                "<div class=\"cm-panel cm-repeatability cm-stale\" title=\"{note}\">"
+            )),
+            "{stale}"
+        );
+        assert!(
+            stale.contains(&format!("<p class=\"cm-note\">{note}</p>")),
+            "{stale}"
+        );
+        no_blank_lines(&stale);
     }
 }

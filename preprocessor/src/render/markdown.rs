@@ -6,15 +6,15 @@ use super::reports::{self, Table};
 use super::{Panel, code_fence, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
-use crate::values::{Ladder, Peers, Value};
+use crate::values::{Ladder, Peers, Repeatability, Value};
 use cuda_runner::record::{Record, Status};
-use cuda_runner::repeatability::Report as RepeatReport;
 
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
     match p.outcome {
-        Outcome::Fresh(r) => record_panel(p.id, r, false),
-        Outcome::Stale(r) => record_panel(p.id, r, true),
+        Outcome::Fresh(r) => record_panel(p.id, r, false, None),
+        Outcome::Unstored { record, reason } => record_panel(p.id, record, false, Some(reason)),
+        Outcome::Stale(r) => record_panel(p.id, r, true, None),
         Outcome::Missing => format!(
             "*`{}`: not measured yet. Build the book on a machine with a GPU to measure it.*\n",
             p.id
@@ -27,7 +27,9 @@ pub fn panel(p: &Panel<'_>) -> String {
     }
 }
 
-fn record_panel(id: &str, r: &Record, stale: bool) -> String {
+/// A record's panel; `unstored` is why a record measured in this build
+/// could not be written to the store.
+fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> String {
     let mut out = format!(
         "**{} `{id}` {}** · {}\n",
         mark(r.status),
@@ -38,6 +40,12 @@ fn record_panel(id: &str, r: &Record, stale: bool) -> String {
         out.push_str(
             "\n*Measured for an earlier version of this code: these figures may no longer hold.*\n",
         );
+    }
+    if let Some(reason) = unstored {
+        out.push_str(&format!(
+            "\n**Measured in this build but NOT stored** ({}): this page shows this build's figures, and the next build measures the example again.\n",
+            cell(reason)
+        ));
     }
     if r.status != Status::Pass && !r.message.is_empty() {
         out.push_str(&format!("\n{}\n", cell(&r.message)));
@@ -126,14 +134,21 @@ fn peers_table(p: &Peers) -> String {
     out
 }
 
-/// A `{{#repeatability}}` report: the verdict, then every row.
-fn repeatability_table(r: &RepeatReport) -> String {
-    format!(
+/// A `{{#repeatability}}` report: the verdict, then every row (and why it
+/// is not current).
+fn repeatability_table(p: &Repeatability) -> String {
+    let r = &p.report;
+    let mut out = String::new();
+    if let Some(reason) = &p.stale {
+        out.push_str(&format!("*{}*\n\n", cell(&reports::stale_note(reason))));
+    }
+    out.push_str(&format!(
         "**{}.** {}\n\n{}",
         reports::repeatability_summary(r),
         reports::repeatability_facts(r),
         table(&reports::repeatability_table(r))
-    )
+    ));
+    out
 }
 
 /// A stored report's table: text columns left, figures right; then the
@@ -210,6 +225,24 @@ mod tests {
         });
         assert!(md.starts_with("**✓ `r/tree` pass** · NVIDIA H200"), "{md}");
         assert!(md.contains("| 2^28 | 251.2 µs | 250.0–260.0 µs | 50 | 1.2% | 4275 | 89.1% | 3.1e-08 (1.0e-05) | ✓ |  |"), "{md}");
+    }
+
+    // A record measured but not stored says so under its header line.
+    #[test]
+    fn unstored_record_warns() {
+        let outcome = Outcome::Unstored {
+            record: record(Status::Pass, Expectation::Pass),
+            reason: "results/r/tree.json: Is a directory (os error 21)".into(),
+        };
+        let md = panel(&Panel {
+            id: "r/tree",
+            outcome: &outcome,
+            raw: "",
+        });
+        assert!(
+            md.contains("\n\n**Measured in this build but NOT stored** (results/r/tree.json: Is a directory (os error 21)): this page shows this build's figures, and the next build measures the example again.\n\n| N |"),
+            "{md}"
+        );
     }
 
     // A ladder is a table after a blank line; rungs without data say so.

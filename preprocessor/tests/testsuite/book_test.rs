@@ -145,7 +145,9 @@ impl BookTest {
         }
     }
 
-    fn command(&self, program: &Path) -> Command {
+    /// A command for `program` in the book, with this test's environment
+    /// (frozen mode and a runner that does not exist unless overridden).
+    pub fn command(&self, program: &Path) -> Command {
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_mdbook-cuda"))
             .parent()
             .expect("binary folder");

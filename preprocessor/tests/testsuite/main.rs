@@ -5,6 +5,7 @@
 
 mod book_test;
 mod directives;
+mod lifetime;
 mod panels;
 mod reports;
 mod strict;

@@ -83,7 +83,7 @@ fn markdown_renderer_gets_report_tables() {
 }
 
 // A strict build fails on a comparison that is not current or not there,
-// naming the file and the fix; the repeatability report is never stale.
+// naming the file and the fix; a current repeatability report is no problem.
 #[test]
 fn strict_build_fails_on_old_comparisons() {
     let run = BookTest::from_fixture("comparison")
@@ -101,5 +101,86 @@ fn strict_build_fails_on_old_comparisons() {
             "stderr lacks {want:?}:\n{}",
             run.stderr
         );
+    }
+}
+
+// A repeatability report measured with another method, one whose example
+// changed since, and one written before reports carried their method and
+// keys are read, rendered greyed with the reason as note and tooltip, and
+// fail a strict build like a stale comparison.
+#[test]
+fn stale_repeatability_reports_are_greyed_and_fail_strict() {
+    let now = cuda_runner::METHOD_VERSION;
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, Edit, String); 3] = [
+        (
+            "old method",
+            |r| r["method_version"] = (cuda_runner::METHOD_VERSION - 1).into(),
+            format!(
+                "the measuring method changed from v{} to v{now} since it was measured",
+                now - 1
+            ),
+        ),
+        (
+            "changed key",
+            |r| r["keys"]["reductions/fast_reduce"] = "an-old-key".into(),
+            "the code of reductions/fast_reduce changed since it was measured".into(),
+        ),
+        (
+            "older file",
+            |r| {
+                let r = r.as_object_mut().unwrap();
+                r.remove("method_version");
+                r.remove("keys");
+            },
+            format!(
+                "written before reports recorded the measuring method (now v{now}) and the keys of the examples"
+            ),
+        ),
+    ];
+    for (case, edit, reason) in cases {
+        let book = |test: BookTest| {
+            let path = test.root().join("results/repeatability.json");
+            let mut report: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            edit(&mut report);
+            std::fs::write(&path, report.to_string()).unwrap();
+            test
+        };
+        let test = book(BookTest::from_fixture("comparison"));
+        test.build().assert_success();
+        let html = test.main_html("method.html");
+        let mut chars = reason.chars();
+        let first = chars.next().unwrap().to_uppercase().collect::<String>();
+        let note = format!(
+            "{first}{}: these figures may no longer hold. Run bench/gpu-session.sh on a GPU machine to measure them again.",
+            chars.as_str()
+        );
+        let head = format!("<div class=\"cm-panel cm-repeatability cm-stale\" title=\"{note}\">");
+        assert!(html.contains(&head), "{case}: {head:?} not in\n{html}");
+        assert!(
+            html.contains(&format!("<p class=\"cm-note\">{note}</p>")),
+            "{case}: {html}"
+        );
+        assert!(
+            html.contains("<td>reductions/fast_reduce</td><td>2^28</td><td>248.1</td>"),
+            "{case}: the rows are still shown\n{html}"
+        );
+
+        let run =
+            book(BookTest::from_fixture("comparison").env("CUDA_MEASURED_STRICT", "1")).build();
+        run.assert_failure();
+        for want in [
+            format!(
+                "[cuda] src/method.md:8: {{{{#repeatability}}}}: results/repeatability.json: {reason}; run bench/gpu-session.sh on a GPU machine"
+            ),
+            "strict build: 4 problem(s)".to_string(),
+        ] {
+            assert!(
+                run.stderr.contains(&want),
+                "{case}: stderr lacks {want:?}:\n{}",
+                run.stderr
+            );
+        }
     }
 }

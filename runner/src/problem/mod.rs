@@ -50,6 +50,20 @@ pub struct CheckOutcome {
     pub detail: String,
 }
 
+/// Which data a run gets, and so how its answer is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Data {
+    /// Random values as the problem draws them for timing; the answer is
+    /// held to the problem's tolerance against the float64 reference.
+    Timed,
+    /// Values chosen so that the float32 arithmetic of every correct
+    /// kernel is exact whatever its order (small integers for a sum); the
+    /// answer must equal the reference exactly, so that one element
+    /// dropped, read twice or read from the wrong place shows. Used at the
+    /// edge sizes.
+    Exact,
+}
+
 /// A problem kernels solve.
 pub trait Problem: Sync {
     /// Name used in headers (`sum_f32`).
@@ -58,16 +72,34 @@ pub trait Problem: Sync {
     fn version(&self) -> u32;
     /// The buffers at size `n`.
     fn buffers(&self, n: u64) -> Vec<BufferSpec>;
-    /// The contents of input `name` at size `n` from `seed`.
-    fn input(&self, name: &str, n: u64, seed: u64) -> Vec<f32>;
-    /// Checks `outputs` (by name) against the float64 reference of `inputs`.
-    fn check(&self, n: u64, inputs: &[(&str, &[f32])], outputs: &[(&str, &[f32])]) -> CheckOutcome;
+    /// The contents of input `name` at size `n` from `seed`, of the kind
+    /// `data` asks for.
+    fn input(&self, name: &str, n: u64, seed: u64, data: Data) -> Vec<f32>;
+    /// Checks `outputs` (by name) against the float64 reference of
+    /// `inputs`, exactly or within the tolerance as `data` says.
+    fn check(
+        &self,
+        n: u64,
+        inputs: &[(&str, &[f32])],
+        outputs: &[(&str, &[f32])],
+        data: Data,
+    ) -> CheckOutcome;
     /// Bytes the algorithm must move: each input read once, each output
     /// written once.
     fn bytes(&self, n: u64) -> u64;
     /// Untimed sizes checked besides the declared ones, chosen to catch
-    /// edge bugs (ragged tails, tiny inputs).
+    /// edge bugs (ragged tails, tiny inputs); checked with [`Data::Exact`].
     fn edge_sizes(&self) -> Vec<u64>;
+    /// The largest size the problem takes, and why no larger: kernels
+    /// receive `n` as a 32-bit unsigned int, so no problem goes past
+    /// 2^32 - 1, and a problem may set a lower bound that its kernels'
+    /// index arithmetic needs.
+    fn max_size(&self) -> (u64, &'static str) {
+        (
+            u64::from(u32::MAX),
+            "kernels receive n as a 32-bit unsigned int",
+        )
+    }
 }
 
 /// The problem called `name`.

@@ -13,8 +13,20 @@
 //! rounding error analysis", 2019), and a factor of 4 leaves room for the
 //! worst order a correct kernel uses. Tree reductions land orders of
 //! magnitude below it; a float32 accumulator that saturates at 2^24 fails it.
+//!
+//! The tolerance cannot see a small slice of the input go missing: at 2^28
+//! uniform values, dropping the last 2^19 moves the sum by 2^-9 of itself,
+//! under 4 sqrt(N) u. So the edge sizes ([`Data::Exact`]) use whole numbers
+//! from 1 to 4 instead: every partial sum is a whole number under 2^24,
+//! which float32 holds exactly, so every correct kernel returns the exact
+//! sum in any order, and the check is equality. One element dropped, read
+//! twice or read from the wrong place changes it.
+//!
+//! Sizes go up to 2^31: kernels take `n` as an unsigned int, and the book's
+//! vectorised kernels compute element indices such as `4 * (n / 4) + i` in
+//! 32 bits, which stay below 2^32 only while n is at most 2^31.
 
-use super::{BufferRole, BufferSpec, CheckOutcome, OutputInit, Problem};
+use super::{BufferRole, BufferSpec, CheckOutcome, Data, OutputInit, Problem};
 use rand::{Rng, SeedableRng};
 
 /// The float32 unit roundoff.
@@ -29,7 +41,8 @@ impl Problem for SumF32 {
     }
 
     fn version(&self) -> u32 {
-        1
+        // v2: exact checks at the edge sizes on whole-number inputs.
+        2
     }
 
     fn buffers(&self, n: u64) -> Vec<BufferSpec> {
@@ -47,8 +60,13 @@ impl Problem for SumF32 {
         ]
     }
 
-    fn input(&self, _name: &str, n: u64, seed: u64) -> Vec<f32> {
+    fn input(&self, _name: &str, n: u64, seed: u64, data: Data) -> Vec<f32> {
         let rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        if data == Data::Exact {
+            let top = exact_top(n);
+            let mut rng = rng;
+            return (0..n).map(|_| rng.random_range(1..=top) as f32).collect();
+        }
         let mut x = vec![0.0f32; n as usize];
         // Each thread jumps the generator to its first element (one step
         // per float), so the values are those of one sequential stream.
@@ -63,7 +81,13 @@ impl Problem for SumF32 {
         x
     }
 
-    fn check(&self, n: u64, inputs: &[(&str, &[f32])], outputs: &[(&str, &[f32])]) -> CheckOutcome {
+    fn check(
+        &self,
+        n: u64,
+        inputs: &[(&str, &[f32])],
+        outputs: &[(&str, &[f32])],
+        data: Data,
+    ) -> CheckOutcome {
         let x = inputs
             .iter()
             .find(|(k, _)| *k == "input")
@@ -75,6 +99,9 @@ impl Problem for SumF32 {
             .and_then(|(_, v)| v.first().copied())
             .unwrap_or(f32::NAN);
         let (reference, magnitude) = reference_sum(x);
+        if data == Data::Exact {
+            return exact_check(reference, got, exact_top(n));
+        }
         let tolerance = tolerance(n);
         let error = if magnitude > 0.0 {
             (f64::from(got) - reference).abs() / magnitude
@@ -97,6 +124,50 @@ impl Problem for SumF32 {
 
     fn edge_sizes(&self) -> Vec<u64> {
         vec![1, 1000, 1_000_003]
+    }
+
+    fn max_size(&self) -> (u64, &'static str) {
+        (
+            1 << 31,
+            "kernels take n as an unsigned int and the book's kernels compute indices such as 4 * (n / 4) + i in 32 bits",
+        )
+    }
+}
+
+/// Largest whole number of [`Data::Exact`] inputs at size `n`: 4, or less
+/// where 4 n would pass 2^24 (the sum must stay exact in float32).
+fn exact_top(n: u64) -> u32 {
+    ((1u64 << 24) / n.max(1)).clamp(1, 4) as u32
+}
+
+/// Equality with the exact sum of whole numbers from 1 to `top`.
+fn exact_check(reference: f64, got: f32, top: u32) -> CheckOutcome {
+    let got = f64::from(got);
+    let pass = got == reference;
+    let error = if got.is_nan() {
+        f64::INFINITY
+    } else {
+        (got - reference).abs() / reference.max(1.0)
+    };
+    let off = if pass || got.is_nan() {
+        String::new()
+    } else if got < reference {
+        format!(" ({} short", reference - got)
+    } else {
+        format!(" ({} over", got - reference)
+    };
+    let why = if off.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{off}: the inputs are whole numbers from 1 to {top}, which float32 adds exactly in any order, so elements were dropped, read twice or read from the wrong place)"
+        )
+    };
+    CheckOutcome {
+        error,
+        tolerance: 0.0,
+        pass,
+        detail: format!("expected exactly {reference}, got {got}{why}"),
     }
 }
 
@@ -148,15 +219,23 @@ mod tests {
     use super::*;
 
     fn check_value(n: u64, x: &[f32], got: f32) -> CheckOutcome {
-        SumF32.check(n, &[("input", x)], &[("out", &[got])])
+        SumF32.check(n, &[("input", x)], &[("out", &[got])], Data::Timed)
+    }
+
+    fn check_exact(n: u64, x: &[f32], got: f32) -> CheckOutcome {
+        SumF32.check(n, &[("input", x)], &[("out", &[got])], Data::Exact)
+    }
+
+    fn input(n: u64, seed: u64) -> Vec<f32> {
+        SumF32.input("input", n, seed, Data::Timed)
     }
 
     // Inputs are reproducible per seed and never all zeros.
     #[test]
     fn inputs_are_seeded_and_nonzero() {
-        let a = SumF32.input("input", 4096, 7);
-        assert_eq!(a, SumF32.input("input", 4096, 7));
-        assert_ne!(a, SumF32.input("input", 4096, 8));
+        let a = input(4096, 7);
+        assert_eq!(a, input(4096, 7));
+        assert_ne!(a, input(4096, 8));
         assert!(a.iter().all(|v| (0.0..1.0).contains(v)));
         assert!(a.iter().filter(|v| **v == 0.0).count() < 2);
     }
@@ -167,13 +246,13 @@ mod tests {
         let n = 1_000_003u64;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5 ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let sequential: Vec<f32> = (0..n).map(|_| rng.random::<f32>()).collect();
-        assert_eq!(SumF32.input("input", n, 5), sequential);
+        assert_eq!(input(n, 5), sequential);
     }
 
     // The chunked reference equals a plain float64 sum to rounding.
     #[test]
     fn chunked_reference_matches_a_plain_sum() {
-        let x = SumF32.input("input", 3 * REFERENCE_CHUNK as u64 + 17, 3);
+        let x = input(3 * REFERENCE_CHUNK as u64 + 17, 3);
         let (s, m) = reference_sum(&x);
         let plain: f64 = x.iter().map(|&v| f64::from(v)).sum();
         assert!((s - plain).abs() <= 1e-12 * plain);
@@ -184,7 +263,7 @@ mod tests {
     #[test]
     fn sequential_float_sum_passes_and_nan_fails() {
         let n = 1 << 16;
-        let x = SumF32.input("input", n, 1);
+        let x = input(n, 1);
         let s: f32 = x.iter().sum();
         assert!(check_value(n, &x, s).pass);
         assert!(!check_value(n, &x, f32::NAN).pass);
@@ -200,11 +279,68 @@ mod tests {
         assert!(error > 100.0 * tol);
     }
 
+    // Edge-size inputs are whole numbers from 1 to 4, and a float32 sum of
+    // them in any order is exact.
+    #[test]
+    fn exact_inputs_sum_exactly_in_any_order() {
+        let n = 1_000_003;
+        let x = SumF32.input("input", n, 9, Data::Exact);
+        assert!(x.iter().all(|v| [1.0, 2.0, 3.0, 4.0].contains(v)));
+        let forward: f32 = x.iter().sum();
+        let pairwise: f32 = x.chunks(4).map(|c| c.iter().sum::<f32>()).sum();
+        assert!(check_exact(n, &x, forward).pass);
+        assert!(check_exact(n, &x, pairwise).pass);
+        assert_eq!(check_exact(n, &x, forward).tolerance, 0.0);
+    }
+
+    // A kernel that skips the float4 tail (the last 3 of 1,000,003) passed
+    // the tolerance on uniform inputs; the exact check fails it and says why.
+    #[test]
+    fn a_skipped_tail_fails_the_exact_check() {
+        let n = 1_000_003u64;
+        let uniform = input(n, 9);
+        let no_tail: f32 = uniform[..1_000_000].iter().sum();
+        assert!(
+            check_value(n, &uniform, no_tail).pass,
+            "the tolerance cannot see it"
+        );
+        let x = SumF32.input("input", n, 9, Data::Exact);
+        let no_tail: f32 = x[..1_000_000].iter().sum();
+        let c = check_exact(n, &x, no_tail);
+        assert!(!c.pass);
+        assert!(
+            c.detail
+                .contains(" short: the inputs are whole numbers from 1 to 4"),
+            "{}",
+            c.detail
+        );
+        assert_eq!(
+            check_exact(n, &x, f32::NAN).detail.split(", ").last(),
+            Some("got NaN")
+        );
+    }
+
+    // Dropping the last 2^19 of 2^28 uniform values stays under the
+    // tolerance: why the exact check exists (the drop is 2^-9 of the sum).
+    #[test]
+    fn the_tolerance_cannot_see_a_missing_slice() {
+        let n: u64 = 1 << 28;
+        let dropped = (1u64 << 19) as f64 / n as f64;
+        assert!(dropped < tolerance(n));
+    }
+
+    // No problem takes n past 2^31 here: the 32-bit index arithmetic of the
+    // vectorised kernels would wrap.
+    #[test]
+    fn sizes_stop_at_2_to_the_31() {
+        assert_eq!(SumF32.max_size().0, 1 << 31);
+    }
+
     // Losing a tenth of the input at a small size is caught.
     #[test]
     fn dropped_elements_fail_at_edge_sizes() {
         let n = 1000;
-        let x = SumF32.input("input", n, 3);
+        let x = input(n, 3);
         let partial: f32 = x[..900].iter().sum();
         assert!(!check_value(n, &x, partial).pass);
     }

@@ -1,0 +1,273 @@
+//! Launches the GPU would refuse, caught before launch. The driver answers
+//! a block of 2048 threads, a grid past its limit, too much shared memory
+//! or a block whose registers do not fit with a bare "invalid argument" or
+//! "too many resources requested"; here each becomes a sentence with the
+//! value asked for, the device's limit, and the header line to change.
+
+use crate::example::Example;
+use crate::launch_plan::ResolvedPlan;
+use std::collections::BTreeMap;
+
+/// Dynamic shared memory a block gets without the opt-in attribute.
+pub const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
+
+/// What the device allows one launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// The device's name, for messages.
+    pub name: String,
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Blocks in the x dimension of a grid.
+    pub max_grid_x: u32,
+    /// Shared memory per block with the opt-in attribute set, bytes.
+    pub max_shared_optin: u32,
+    /// 32-bit registers available to one block.
+    pub registers_per_block: u32,
+}
+
+impl DeviceLimits {
+    /// The limits of an H100 or H200 (compute capability 9.0), for tests
+    /// and for checks without a GPU.
+    pub fn hopper() -> Self {
+        DeviceLimits {
+            name: "NVIDIA H200".into(),
+            max_threads_per_block: 1024,
+            max_grid_x: i32::MAX as u32,
+            max_shared_optin: 232_448,
+            registers_per_block: 65_536,
+        }
+    }
+}
+
+/// What the compiled kernel itself needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KernelNeeds {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Static shared memory (`__shared__` arrays), bytes.
+    pub static_shared: u32,
+    /// The largest block this kernel can be launched with (registers and
+    /// `__launch_bounds__` taken into account).
+    pub max_threads_per_block: u32,
+}
+
+/// Checks every launch of `plan` against the device and the kernels'
+/// needs; the error says what was asked, what is allowed, and where to
+/// change it.
+pub fn check(
+    plan: &ResolvedPlan,
+    device: &DeviceLimits,
+    kernels: &BTreeMap<String, KernelNeeds>,
+    example: &Example,
+) -> Result<(), String> {
+    for (i, l) in plan.launches.iter().enumerate() {
+        let at = |field: &str| header_place(example, i, field);
+        let which = format!("launch {i} (`{}`)", l.kernel);
+        if l.block > device.max_threads_per_block {
+            return Err(format!(
+                "{which} asks for blocks of {} threads; {} allows at most {} threads per block: lower `block` at {}",
+                l.block,
+                device.name,
+                device.max_threads_per_block,
+                at("block")
+            ));
+        }
+        if l.grid > device.max_grid_x {
+            return Err(format!(
+                "{which} asks for a grid of {} blocks; {} allows at most {} blocks in x: lower `grid` at {} (a grid-stride loop lets fewer blocks cover any n)",
+                l.grid,
+                device.name,
+                device.max_grid_x,
+                at("grid")
+            ));
+        }
+        let needs = kernels.get(&l.kernel).copied().unwrap_or_default();
+        let shared = u64::from(l.shared) + u64::from(needs.static_shared);
+        if shared > u64::from(device.max_shared_optin) {
+            return Err(format!(
+                "{which} asks for {} B of dynamic shared memory{}; {} allows at most {} B ({} KiB) per block, and more than {} KiB only with the opt-in attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, which the runner sets for such launches: lower `shared` at {}",
+                l.shared,
+                if needs.static_shared > 0 {
+                    format!(
+                        " on top of {} B of static __shared__ arrays",
+                        needs.static_shared
+                    )
+                } else {
+                    String::new()
+                },
+                device.name,
+                device.max_shared_optin,
+                device.max_shared_optin / 1024,
+                DEFAULT_SHARED_BYTES / 1024,
+                at("shared")
+            ));
+        }
+        if needs.max_threads_per_block > 0 && l.block > needs.max_threads_per_block {
+            return Err(format!(
+                "{which} asks for blocks of {} threads, but the kernel uses {} registers per thread and {} holds {} registers per block, so this kernel runs at most {} threads per block: lower `block` at {}, or cap registers with `__launch_bounds__({})` on the kernel",
+                l.block,
+                needs.registers,
+                device.name,
+                device.registers_per_block,
+                needs.max_threads_per_block,
+                at("block"),
+                l.block
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `file:line` of `field` in the `index`-th `[[launch]]` table of the
+/// example's header (the header line itself when the field is not written,
+/// for a default such as `shared`).
+pub fn header_place(example: &Example, index: usize, field: &str) -> String {
+    let line = header_field_line(&example.source, index, field);
+    format!(
+        "{}:{}",
+        example.origin.file,
+        example.origin.line + line.unwrap_or(0)
+    )
+}
+
+/// 0-based line, counted from the first line of the author's text, of
+/// `field = ...` in launch table `index` of the header.
+fn header_field_line(source: &str, index: usize, field: &str) -> Option<usize> {
+    // The compiled source starts with one `#line` marker.
+    let text = source
+        .lines()
+        .skip(usize::from(source.starts_with("#line ")));
+    let mut in_header = false;
+    let mut launch: Option<usize> = None;
+    let mut table_line = None;
+    for (i, line) in text.enumerate() {
+        let t = line.trim();
+        if !in_header {
+            in_header = t.starts_with(crate::source::HEADER_OPEN);
+            continue;
+        }
+        if t.starts_with(crate::source::HEADER_CLOSE) {
+            break;
+        }
+        if t.starts_with("[[launch]]") {
+            launch = Some(launch.map_or(0, |l| l + 1));
+            if launch == Some(index) {
+                table_line = Some(i);
+            }
+            continue;
+        }
+        if t.starts_with('[') {
+            launch = None;
+            continue;
+        }
+        let key = t.split('=').next().unwrap_or("").trim();
+        if launch == Some(index) && key == field {
+            return Some(i);
+        }
+    }
+    table_line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch_plan::Launch;
+
+    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"a\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 2048\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    fn example() -> Example {
+        let dir = std::env::temp_dir();
+        Example::from_inline(&dir, "src/ch.md", &dir, BODY, 10, "demo").unwrap()
+    }
+
+    fn plan(block: u32, grid: u32, shared: u32) -> ResolvedPlan {
+        let launch = |kernel: &str, block| Launch {
+            kernel: kernel.into(),
+            grid,
+            block,
+            shared,
+            args: vec![],
+        };
+        ResolvedPlan {
+            launches: vec![launch("a", 32), launch("k", block)],
+            scratch: BTreeMap::new(),
+            bytes: None,
+            scalars: BTreeMap::new(),
+        }
+    }
+
+    fn needs(registers: u32, max_threads: u32) -> BTreeMap<String, KernelNeeds> {
+        let k = KernelNeeds {
+            registers,
+            static_shared: 1024,
+            max_threads_per_block: max_threads,
+        };
+        [("a".to_string(), k), ("k".to_string(), k)].into()
+    }
+
+    fn refusal(plan: &ResolvedPlan, needs: &BTreeMap<String, KernelNeeds>) -> String {
+        check(plan, &DeviceLimits::hopper(), needs, &example()).unwrap_err()
+    }
+
+    // A plan within every limit passes.
+    #[test]
+    fn a_plan_within_limits_passes() {
+        let ok = check(
+            &plan(1024, 1 << 20, 4096),
+            &DeviceLimits::hopper(),
+            &needs(32, 1024),
+            &example(),
+        );
+        assert_eq!(ok, Ok(()));
+    }
+
+    // Too many threads names the value, the limit and the header line.
+    #[test]
+    fn too_many_threads_names_value_limit_and_line() {
+        let e = refusal(&plan(2048, 1, 0), &needs(32, 1024));
+        assert_eq!(
+            e,
+            "launch 1 (`k`) asks for blocks of 2048 threads; NVIDIA H200 allows at most 1024 threads per block: lower `block` at src/ch.md:21"
+        );
+    }
+
+    // Shared memory beyond the opt-in limit names the attribute and the
+    // line of the launch table (shared is not written, so its default).
+    #[test]
+    fn too_much_shared_memory_names_the_opt_in() {
+        let e = refusal(&plan(32, 1, 240 * 1024), &needs(32, 1024));
+        assert!(e.starts_with("launch 0 (`a`) asks for 245760 B of dynamic shared memory on top of 1024 B of static __shared__ arrays; NVIDIA H200 allows at most 232448 B (227 KiB) per block"), "{e}");
+        assert!(
+            e.contains("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"),
+            "{e}"
+        );
+        assert!(e.ends_with("lower `shared` at src/ch.md:13"), "{e}");
+    }
+
+    // A grid past 2^31 - 1 blocks is refused.
+    #[test]
+    fn too_large_a_grid_is_refused() {
+        let e = refusal(&plan(32, u32::MAX, 0), &needs(32, 1024));
+        assert!(
+            e.contains("a grid of 4294967295 blocks") && e.contains("at most 2147483647"),
+            "{e}"
+        );
+    }
+
+    // Registers that do not fit the block: the register count, the
+    // per-kernel block limit and __launch_bounds__ as the other fix.
+    #[test]
+    fn registers_that_do_not_fit_are_explained() {
+        let e = refusal(&plan(1024, 1, 0), &needs(128, 512));
+        assert!(e.starts_with("launch 1 (`k`) asks for blocks of 1024 threads, but the kernel uses 128 registers per thread"), "{e}");
+        assert!(
+            e.contains("at most 512 threads per block: lower `block` at src/ch.md:21"),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("`__launch_bounds__(1024)` on the kernel"),
+            "{e}"
+        );
+    }
+}

@@ -15,9 +15,21 @@ const DATASHEET_GBS: &[(&str, f64)] = &[
     ("NVIDIA A100-SXM4-40GB", 1555.0),
 ];
 
-/// Opens device 0 and reads its facts.
+/// The device printf buffer. The driver's default (8 MiB under CUDA 13)
+/// fills up with about 2^18 lines, and a kernel printing into a full buffer
+/// waits for the host to drain it: on an H200 a line per element of 2^20
+/// elements then ran for over 90 s, against about 2 s with room for every
+/// line (bench/tuning/printf-probe). Large enough for a line per element of
+/// the edge sizes.
+pub const PRINTF_FIFO_BYTES: usize = 256 << 20;
+
+/// Opens device 0, sizes its printf buffer and reads its facts.
 pub fn open() -> Result<(Arc<CudaContext>, GpuFacts), DriverError> {
     let ctx = CudaContext::new(0)?;
+    ctx.bind_to_thread()?;
+    // SAFETY: the context is current on this thread; no module is loaded yet.
+    unsafe { sys::cuCtxSetLimit(sys::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE, PRINTF_FIFO_BYTES) }
+        .result()?;
     let facts = facts(&ctx)?;
     Ok((ctx, facts))
 }

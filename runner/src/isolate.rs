@@ -122,10 +122,18 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
     let printed = out_thread.join().unwrap_or_default();
     let err = err_thread.join().unwrap_or_default().text("stderr");
     let Some(exit) = exit else {
+        let why = if printed.total > 0 {
+            format!(
+                "it had printed {} bytes with device printf: printf from every thread costs microseconds a line, so print from a few threads or at a small size",
+                printed.total
+            )
+        } else {
+            "a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this".to_string()
+        };
         return Err((
             Status::Timeout,
             format!(
-                "did not finish within {} s and was stopped; a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this",
+                "did not finish within {} s and was stopped; {why}",
                 limit.as_secs()
             ),
             join_logs(&err, &printed.text("device printf output")),

@@ -179,11 +179,16 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
         ));
     }
     for e in &r.edge_checks {
+        // A zero tolerance is the exact check on whole-number inputs.
+        let held_to = if e.tolerance == 0.0 {
+            "must be exact".to_string()
+        } else {
+            format!("tolerance {}", figures::error(e.tolerance))
+        };
         lines.push(format!(
-            "Edge check N = {}: error {} (tolerance {}) {}",
+            "Edge check N = {}: error {} ({held_to}) {}",
             e.n,
             figures::error(e.error),
-            figures::error(e.tolerance),
             if e.pass { "✓" } else { "✗" }
         ));
     }

@@ -73,3 +73,52 @@ fn planted_failures_render_their_status_and_log() {
     assert!(html.contains("illegal memory access"));
     BookTest::snapshot_fixture("planted");
 }
+
+/// The HTML of the panel of example `id`, up to the next heading.
+fn panel<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("data-example=\"{id}\""))
+        .unwrap_or_else(|| panic!("no panel for {id}"));
+    let rest = &html[start..];
+    &rest[..rest.find("<h2").unwrap_or(rest.len())]
+}
+
+// The hard cases of issue 7, measured on an H200: a NaN result is `wrong`
+// and says "got NaN" (it used to be a fault), so is a thread that returns
+// before filling its shared slot (shared memory is poisoned), too much
+// shared memory is refused before launch with the limit and the header
+// line, a printf flood passes with a capped log, and an include of
+// /etc/passwd is refused before anything reads it.
+#[test]
+fn planted_hard_cases_render_the_right_status_and_message() {
+    let test = BookTest::from_fixture("planted");
+    test.build().assert_success();
+    let html = test.main_html("planted.html");
+    for id in ["planted/writes_nan", "planted/early_return"] {
+        let p = panel(&html, id);
+        assert!(p.contains("data-status=\"wrong\""), "{p}");
+        assert!(
+            p.contains("wrong at n = 1: expected exactly 4, got NaN"),
+            "{p}"
+        );
+    }
+    let shared = panel(&html, "planted/too_much_shared");
+    assert!(shared.contains("data-status=\"launch-error\""));
+    assert!(shared.contains("asks for 300000 B of dynamic shared memory; NVIDIA H200 allows at most 232448 B (227 KiB) per block"));
+    assert!(shared.contains("lower `shared` at kernels/planted/too_much_shared.cu:9"));
+    let flood = panel(&html, "planted/printf_flood");
+    assert!(flood.contains("data-status=\"pass\""));
+    assert!(flood.contains("<details class=\"cm-log\"><summary>Log</summary>"));
+    assert!(flood.contains("device printf output (first 16 KiB of "));
+    assert!(
+        flood.len() < 24 * 1024,
+        "the log is capped: {} bytes",
+        flood.len()
+    );
+    assert!(html.contains("kernels/planted/include_outside.cu:12: `#include &quot;/etc/passwd&quot;` is outside the book")
+        || html.contains("kernels/planted/include_outside.cu:12: `#include \"/etc/passwd\"` is outside the book"));
+    assert!(
+        !html.contains("root:x:0:0"),
+        "the file's lines must never reach the page"
+    );
+}

@@ -1,6 +1,6 @@
 """Pools the JSON lines of several peer processes into one line per
 implementation and size, as the runner pools its own processes
-(runner/src/pool.rs): times are pooled and the median taken over all of
+(runner/core/src/pool.rs): times are pooled and the median taken over all of
 them; the SM clock is the median over processes; dropped samples add up; a
 check fails if it failed in any process, and the largest error is kept.
 Meta lines: the first of each source, with the number of processes pooled.

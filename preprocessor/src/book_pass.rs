@@ -281,15 +281,15 @@ mod tests {
     struct NoBench;
 
     impl Bench for NoBench {
-        fn probe(&mut self) -> Option<cuda_runner::record::GpuFacts> {
+        fn probe(&mut self) -> Option<cuda_measured_core::record::GpuFacts> {
             unreachable!("frozen books never probe")
         }
         fn measure(
             &mut self,
-            _: &cuda_runner::example::Example,
+            _: &cuda_measured_core::example::Example,
             _: &str,
             _: std::time::Duration,
-        ) -> cuda_runner::record::Record {
+        ) -> cuda_measured_core::record::Record {
             unreachable!("frozen books never measure")
         }
         fn describe(&self) -> String {

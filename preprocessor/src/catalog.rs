@@ -5,8 +5,8 @@
 
 use crate::config::Settings;
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
-use cuda_runner::example::{Example, Origin};
-use cuda_runner::store::Store;
+use cuda_measured_core::example::{Example, Origin};
+use cuda_measured_core::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -192,7 +192,7 @@ fn resolve(
     store
         .path_of(&example.id)
         .map_err(|e| format!("{place}: {e}"))?;
-    let key = cuda_runner::key::example_key(&example);
+    let key = cuda_measured_core::key::example_key(&example);
     Ok(Resolved { example, key })
 }
 

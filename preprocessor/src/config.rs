@@ -167,9 +167,10 @@ impl Settings {
             src: root.join(&config.book.src),
             kernels: under_root(table.kernels, "kernels"),
             results: under_root(table.results, "results"),
-            timeout: table
-                .timeout_s
-                .map_or(cuda_runner::isolate::DEFAULT_LIMIT, Duration::from_secs),
+            timeout: table.timeout_s.map_or(
+                cuda_measured_core::isolate::DEFAULT_LIMIT,
+                Duration::from_secs,
+            ),
             on_failure: table.on_failure.unwrap_or_default(),
         })
     }

@@ -16,7 +16,7 @@
 //! Directives inside code (blocks or inline spans) are literal text.
 
 use crate::scan::{ChapterScan, LineIndex};
-use cuda_runner::size::Size;
+use cuda_measured_core::size::Size;
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;

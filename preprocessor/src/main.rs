@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             // As mdBook's preprocessor this process may start measuring
             // children on the GPU: if mdBook is killed, this process and,
             // through their own parent-death signal, those children go too.
-            if !cuda_runner::lifetime::die_with_parent() {
+            if !cuda_measured_core::lifetime::die_with_parent() {
                 return ExitCode::FAILURE;
             }
             cmd::run::execute().map(|()| ExitCode::SUCCESS)

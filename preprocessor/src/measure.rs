@@ -9,10 +9,10 @@
 use crate::catalog::Catalog;
 use crate::config::{Mode, Settings};
 use crate::outcome::{Outcome, status_words};
-use cuda_runner::example::Example;
-use cuda_runner::isolate;
-use cuda_runner::record::{GpuFacts, Record};
-use cuda_runner::store::{Store, StoreError};
+use cuda_measured_core::example::Example;
+use cuda_measured_core::isolate;
+use cuda_measured_core::record::{GpuFacts, Record};
+use cuda_measured_core::store::{Store, StoreError};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -166,7 +166,7 @@ fn measure_chosen(
         gpu.compute_capability,
         gpu.sm_count,
         chosen.len(),
-        cuda_runner::diagnostics::processes()
+        cuda_measured_core::diagnostics::processes()
     );
     let started = Instant::now();
     for (done, &index) in chosen.iter().enumerate() {
@@ -181,7 +181,7 @@ fn measure_chosen(
             done + 1,
             chosen.len(),
             example.id,
-            cuda_runner::report::elapsed(started.elapsed())
+            cuda_measured_core::report::elapsed(started.elapsed())
         );
         let limit = isolate::limit_for(example, settings.timeout);
         let record = bench.measure(example, &resolved.key, limit);
@@ -226,7 +226,7 @@ pub fn wants_measuring(mode: Mode, outcome: &Outcome) -> bool {
 /// One line saying how a measurement ended.
 fn outcome_line(record: &Record) -> String {
     let mut line = status_words(record.status);
-    if record.status.as_expectation() != cuda_runner::declaration::Expectation::Pass
+    if record.status.as_expectation() != cuda_measured_core::declaration::Expectation::Pass
         && record.as_expected()
     {
         line.push_str(", as declared");
@@ -243,8 +243,8 @@ mod tests {
     use super::*;
     use crate::catalog::ChapterText;
     use crate::test_support::{KERNEL, record, settings_in};
-    use cuda_runner::declaration::Expectation;
-    use cuda_runner::record::Status;
+    use cuda_measured_core::declaration::Expectation;
+    use cuda_measured_core::record::Status;
 
     /// A bench that records what it was asked and answers from a script.
     struct FakeBench {
@@ -359,7 +359,10 @@ mod tests {
         assert_eq!(kinds(&settled), ["fresh", "fresh", "fresh", "broken"]);
         let key_c = &catalog.entries[2].resolved.as_ref().unwrap().key;
         let stored = Store::new(&settings.results).lookup("c", key_c).unwrap();
-        assert!(matches!(stored, cuda_runner::store::Lookup::Fresh(_)));
+        assert!(matches!(
+            stored,
+            cuda_measured_core::store::Lookup::Fresh(_)
+        ));
         let progress = String::from_utf8(progress).unwrap();
         assert!(
             progress.contains("[cuda] measuring 2/2 c (elapsed 0:00)"),

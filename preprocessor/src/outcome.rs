@@ -2,10 +2,10 @@
 //! problem for a strict build (with the reason a reader of the build log
 //! needs to fix it).
 
-use cuda_runner::declaration::Expectation;
-use cuda_runner::example::Example;
-use cuda_runner::record::{Record, Status};
-use cuda_runner::store::Lookup;
+use cuda_measured_core::declaration::Expectation;
+use cuda_measured_core::example::Example;
+use cuda_measured_core::record::{Record, Status};
+use cuda_measured_core::store::Lookup;
 
 /// The state of an example after the store was read and, where the mode
 /// allowed, the example was measured.
@@ -70,11 +70,13 @@ impl Outcome {
                     None => unstored,
                 })
             }
-            Outcome::Stale(r) if r.method_version != cuda_runner::METHOD_VERSION => Some(format!(
-                "stale: the measuring method changed (version {} to {}) since it was measured; run `mdbook build` on a GPU machine",
-                r.method_version,
-                cuda_runner::METHOD_VERSION
-            )),
+            Outcome::Stale(r) if r.method_version != cuda_measured_core::METHOD_VERSION => {
+                Some(format!(
+                    "stale: the measuring method changed (version {} to {}) since it was measured; run `mdbook build` on a GPU machine",
+                    r.method_version,
+                    cuda_measured_core::METHOD_VERSION
+                ))
+            }
             Outcome::Stale(_) => Some(format!(
                 "stale: {origin} changed since it was measured; run `mdbook build` on a GPU machine"
             )),

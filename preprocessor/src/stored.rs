@@ -5,7 +5,7 @@
 //! by the directives that show them; a file that is absent or unreadable
 //! is a reason, worded for the build log, not an error of the build.
 
-use cuda_runner::{peers, repeatability};
+use cuda_measured_core::{peers, repeatability};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
 //! Shared test data: a kernel that resolves, and records as the runner
 //! writes them.
 
-use cuda_runner::declaration::Expectation;
-use cuda_runner::record::{Record, Status};
+use cuda_measured_core::declaration::Expectation;
+use cuda_measured_core::record::{Record, Status};
 
 /// A complete kernel file with its declaration header.
 pub(crate) const KERNEL: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^28\"]\n[[launch]]\nkernel = \"tree\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\n// ANCHOR: body\nextern \"C\" __global__ void tree(const float* x, float* out, unsigned n) {}\n// ANCHOR_END: body\n";
@@ -13,14 +13,14 @@ pub(crate) const KERNEL: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^28\"
 pub(crate) fn record(status: Status, expect: Expectation) -> Record {
     let failed = status != Status::Pass;
     let json = serde_json::json!({
-        "schema": cuda_runner::record::SCHEMA_VERSION,
+        "schema": cuda_measured_core::record::SCHEMA_VERSION,
         "example": "r/tree",
         "key": "k1",
         "status": status,
         "expect": expect,
         "message": if failed { "sum off by 12.5" } else { "" },
         "log": if failed { "line one\n\nline <three>" } else { "" },
-        "method_version": cuda_runner::METHOD_VERSION,
+        "method_version": cuda_measured_core::METHOD_VERSION,
         "problem": "sum_f32 v1",
         "compile_options": ["-std=c++17"],
         "gpu": {

@@ -10,9 +10,9 @@ use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
 use crate::outcome::Outcome;
 use crate::stored::StoredReports;
-use cuda_runner::record::{Record, SizeResult, Status};
-use cuda_runner::size::Size;
-use cuda_runner::{peers, repeatability};
+use cuda_measured_core::record::{Record, SizeResult, Status};
+use cuda_measured_core::size::Size;
+use cuda_measured_core::{peers, repeatability};
 use std::collections::BTreeMap;
 
 /// The book's results, by example id, and its stored reports.
@@ -339,7 +339,7 @@ fn repeatability_staleness(
     report: &repeatability::Report,
     results: &Results<'_>,
 ) -> Option<String> {
-    let now = cuda_runner::METHOD_VERSION;
+    let now = cuda_measured_core::METHOD_VERSION;
     let mut reasons = Vec::new();
     match report.method_version {
         v if v == now => {}
@@ -397,8 +397,8 @@ mod tests {
     use super::*;
     use crate::catalog::ChapterText;
     use crate::test_support::{KERNEL, record, settings_in};
-    use cuda_runner::declaration::Expectation;
-    use cuda_runner::measure::Ceilings;
+    use cuda_measured_core::declaration::Expectation;
+    use cuda_measured_core::method::Ceilings;
 
     /// A book with examples `fast` (fresh, with ceilings, a hot figure and
     /// % of ceiling), `slow` (fresh, twice the time, none of those) and
@@ -655,7 +655,7 @@ mod tests {
     #[test]
     fn repeatability_staleness_follows_method_and_keys() {
         let book = Book::new();
-        let now = cuda_runner::METHOD_VERSION;
+        let now = cuda_measured_core::METHOD_VERSION;
         let (fast, slow) = (book.key_of("fast"), book.key_of("slow"));
         let row = |id: &str| serde_json::json!({"example": id, "n": 1048576, "first_us": 30.0, "second_us": 30.3, "diff_pct": 1.0});
         let cases = [

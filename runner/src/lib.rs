@@ -1,52 +1,20 @@
-//! `cuda-runner`: everything about a runnable CUDA example except markdown.
-//!
-//! The data flow is: a kernel source with its declaration ([`example`]) is
-//! resolved into launches for one size ([`launch_plan`]), compiled with NVRTC
-//! ([`compile`]), run against a [`problem`] that owns inputs, reference and
-//! check, timed by the [`measure`] method, and stored as a [`record`] in the
-//! [`store`]. [`isolate`] runs all of that in a child process with a time
-//! limit so that a faulting or hanging kernel becomes a result.
+//! `cuda-runner`: compiles, runs and times CUDA examples on the GPU. The
+//! CUDA-free part of the engine (examples, declarations, problems, records,
+//! the store, the method's statistics, pooling, child processes and the
+//! reports) is the crate `cuda-measured-core`, re-exported here under its
+//! own module names; this crate adds what needs CUDA: NVRTC ([`compile`]),
+//! the device's facts ([`device`]) and clocks ([`clocks`]), the timer of
+//! the method ([`measure`]), and the child process's run of one example
+//! ([`execute`]).
 
 pub mod clocks;
 pub mod compile;
-pub mod declaration;
 pub mod device;
-pub mod diagnostics;
-pub mod example;
 pub mod execute;
-pub mod figures;
-pub mod include_scan;
-pub mod isolate;
-pub mod key;
-pub mod launch_plan;
-pub mod lifetime;
-pub mod limits;
 pub mod measure;
-pub mod nonfinite;
-pub mod peers;
-pub mod pool;
-pub mod problem;
-pub mod record;
-pub mod repeatability;
-pub mod report;
-pub mod size;
-pub mod source;
-pub mod store;
 
-/// Version of the measuring method. Bump it whenever the way a figure is
-/// produced changes: every stored result then becomes stale.
-/// v1: first method. v2: both stopping rules wait for 0.1 s of GPU time
-/// (v1 let a settled noise estimate stop after 40 samples, which left
-/// noisy medians unstable between runs), and the ceilings read 4 GiB.
-/// v3: every example is measured by 8 processes with an eighth of the
-/// sampling budget each and their samples pooled (some kernels' times
-/// depend on per-process state by a few percent; see [`pool`]).
-/// v4: the `noisy` label says how sampling ended (v3 kept a label set
-/// when a slow kernel passed its share of the time-out before its tenth
-/// sample, even when the tenth then met the noise target), and the hard
-/// wall-time cap (12 s) is not split between processes.
-/// v5: correctness runs fill every SM's shared memory with NaN before each
-/// launch ([`measure::SharedPoison`]), launches are checked against the
-/// device's limits before they are made, and a kernel's device printf
-/// output is kept in the log (the result travels in a file).
-pub const METHOD_VERSION: u32 = 5;
+pub use cuda_measured_core::{
+    METHOD_VERSION, compile_job, declaration, diagnostics, example, figures, include_scan, isolate,
+    key, launch_plan, lifetime, limits, method, nonfinite, peers, pool, problem, record,
+    repeatability, report, size, source, store,
+};

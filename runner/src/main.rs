@@ -69,6 +69,17 @@ enum Command {
         #[arg(long)]
         peers: PathBuf,
     },
+    /// Compile-only entry of `mdbook-cuda check`: compile the examples of
+    /// the job in FILE and print one verdict per example as a JSON array.
+    #[command(hide = true)]
+    Compile {
+        /// The job file written by the plugin.
+        #[arg(long)]
+        job: PathBuf,
+        /// Target architecture.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+    },
     /// Child-process entry: measure the job in FILE and write its record and
     /// raw samples as JSON to OUT (stdout is left to the kernel's printf).
     #[command(hide = true)]
@@ -92,6 +103,7 @@ fn main() -> Result<()> {
         Command::Check { paths, arch } => check(&paths, &arch),
         Command::Device { json } => device_facts(json),
         Command::Measure { job, out } => measure(&job, &out),
+        Command::Compile { job, arch } => compile_job(&job, &arch),
         Command::Peers {
             problem,
             ours,
@@ -169,6 +181,34 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
     if failed > 0 {
         bail!("{failed} of {} examples failed to compile", examples.len());
     }
+    Ok(())
+}
+
+fn compile_job(job: &Path, arch: &str) -> Result<()> {
+    use cuda_runner::compile_job::{CompileJob, CompileVerdict};
+    let text =
+        std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    let job: CompileJob = serde_json::from_str(&text).context("parsing the compile job")?;
+    let verdicts: Vec<CompileVerdict> = job
+        .examples
+        .iter()
+        .map(|example| match compile::compile(example, arch) {
+            Ok(c) => CompileVerdict::Compiled {
+                log: c.log,
+                cubin_bytes: c.cubin.len(),
+            },
+            Err(compile::CompileError::Source { first_error, log }) => {
+                CompileVerdict::Refused { first_error, log }
+            }
+            Err(e @ compile::CompileError::NoNvrtc) => CompileVerdict::NoNvrtc {
+                message: e.to_string(),
+            },
+            Err(e) => CompileVerdict::Failed {
+                message: e.to_string(),
+            },
+        })
+        .collect();
+    println!("{}", serde_json::to_string(&verdicts)?);
     Ok(())
 }
 

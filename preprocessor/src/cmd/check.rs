@@ -3,14 +3,19 @@
 //! and prints one line per example. Exits non-zero when an example does not
 //! resolve or does not compile (unless it declares `expect =
 //! "compile-error"`), so authors and CI catch mistakes before a GPU build.
+//! The compiling is the runner's (`cuda-runner compile`, the `runner` of
+//! `[preprocessor.cuda]`): this plugin never loads NVRTC or CUDA itself.
 
 use crate::book_files;
 use crate::catalog::Catalog;
 use crate::config::Settings;
-use cuda_runner::compile::{self, CompileError};
-use cuda_runner::declaration::Expectation;
-use std::path::PathBuf;
-use std::process::ExitCode;
+use anyhow::Context;
+use cuda_measured_core::compile_job::{CompileJob, CompileVerdict};
+use cuda_measured_core::declaration::Expectation;
+use cuda_measured_core::example::Example;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -35,10 +40,21 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
     let disk = book_files::load(&args.book)?;
     let settings = Settings::load(&disk.root, &disk.config, |k| std::env::var(k).ok())?;
     let catalog = Catalog::build(&settings, &disk.chapters);
+    let examples: Vec<Example> = catalog
+        .entries
+        .iter()
+        .filter(|e| e.repeat_of.is_none())
+        .filter_map(|e| e.resolved.as_ref().ok().map(|r| r.example.clone()))
+        .collect();
+    // Without a runner, unresolved examples are still reported.
+    let (verdicts, mut nvrtc_missing) = match compile_all(&settings.runner, &args.arch, examples) {
+        Ok(verdicts) => (verdicts, None),
+        Err(e) => (Vec::new(), Some(format!("{e:#}"))),
+    };
+    let mut compiled = verdicts.into_iter();
     let mut rows = Vec::new();
     let mut logs = Vec::new();
     let mut failed = 0;
-    let mut nvrtc_missing: Option<CompileError> = None;
     for entry in catalog.entries.iter().filter(|e| e.repeat_of.is_none()) {
         let verdict = match &entry.resolved {
             Err(message) => Verdict {
@@ -46,13 +62,13 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
                 summary: "does not resolve".into(),
                 log: message.clone(),
             },
-            Ok(_) if nvrtc_missing.is_some() => not_compiled(),
-            Ok(resolved) => match check_one(&resolved.example, &args.arch) {
-                Ok(verdict) => verdict,
-                Err(e) => {
-                    nvrtc_missing = Some(e);
+            Ok(resolved) => match compiled.next() {
+                Some(CompileVerdict::NoNvrtc { message }) => {
+                    nvrtc_missing = Some(message);
                     not_compiled()
                 }
+                Some(v) => judge(&resolved.example, v),
+                None => not_compiled(),
             },
         };
         if !verdict.ok {
@@ -86,8 +102,8 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
         args.arch,
         rows.len() - failed
     );
-    if let Some(e) = nvrtc_missing {
-        println!("not every example was compiled: {e}");
+    if let Some(message) = nvrtc_missing {
+        println!("not every example was compiled: {message}");
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
@@ -99,32 +115,70 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
 fn not_compiled() -> Verdict {
     Verdict {
         ok: false,
-        summary: "not compiled: NVRTC was not found".into(),
+        summary: "not compiled (the reason is below)".into(),
         log: String::new(),
     }
 }
 
-/// Compiles one example; a missing NVRTC is returned as the error, since
-/// no other example can be compiled either.
-fn check_one(example: &cuda_runner::example::Example, arch: &str) -> Result<Verdict, CompileError> {
+/// Has the runner compile `examples` and returns one verdict per example.
+fn compile_all(
+    runner: &Path,
+    arch: &str,
+    examples: Vec<Example>,
+) -> anyhow::Result<Vec<CompileVerdict>> {
+    let count = examples.len();
+    let mut job = tempfile::NamedTempFile::new().context("writing the compile job")?;
+    job.write_all(&serde_json::to_vec(&CompileJob { examples })?)
+        .context("writing the compile job")?;
+    let output = Command::new(runner)
+        .args(["compile", "--arch", arch, "--job"])
+        .arg(job.path())
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| {
+            format!(
+                "could not start `{} compile`: build it with `cargo build -p cuda-runner`, or set `runner` in [preprocessor.cuda]",
+                runner.display()
+            )
+        })?;
+    if !output.status.success() {
+        anyhow::bail!(
+            "`{} compile` failed ({}): {}",
+            runner.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let verdicts: Vec<CompileVerdict> = serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("`{} compile` printed no verdicts", runner.display()))?;
+    anyhow::ensure!(
+        verdicts.len() == count,
+        "`{} compile` returned {} verdicts for {count} examples",
+        runner.display(),
+        verdicts.len()
+    );
+    Ok(verdicts)
+}
+
+/// The verdict on one example, given what it declares.
+fn judge(example: &Example, verdict: CompileVerdict) -> Verdict {
     let declared_error = example.declaration.expect == Expectation::CompileError;
-    Ok(match compile::compile(example, arch) {
-        Ok(compiled) if declared_error => Verdict {
+    match verdict {
+        CompileVerdict::Compiled { log, .. } if declared_error => Verdict {
             ok: false,
             summary: "compiles, but declares expect = \"compile-error\"".into(),
-            log: compiled.log,
+            log,
         },
-        Ok(compiled) => Verdict {
+        CompileVerdict::Compiled { log, .. } => Verdict {
             ok: true,
-            summary: if compiled.log.trim().is_empty() {
+            summary: if log.trim().is_empty() {
                 "compiles".into()
             } else {
                 "compiles, with warnings".into()
             },
-            log: compiled.log,
+            log,
         },
-        Err(e @ CompileError::NoNvrtc) => return Err(e),
-        Err(CompileError::Source { first_error, log }) => Verdict {
+        CompileVerdict::Refused { first_error, log } => Verdict {
             ok: declared_error,
             summary: if declared_error {
                 format!("compile error, as declared: {first_error}")
@@ -133,10 +187,10 @@ fn check_one(example: &cuda_runner::example::Example, arch: &str) -> Result<Verd
             },
             log,
         },
-        Err(e) => Verdict {
+        CompileVerdict::NoNvrtc { message } | CompileVerdict::Failed { message } => Verdict {
             ok: false,
-            summary: e.to_string(),
+            summary: message,
             log: String::new(),
         },
-    })
+    }
 }

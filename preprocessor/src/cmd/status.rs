@@ -65,7 +65,7 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
 fn state_word(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Fresh(r) if !r.as_expected() => "not as declared",
-        Outcome::Fresh(r) if r.status != cuda_runner::record::Status::Pass => {
+        Outcome::Fresh(r) if r.status != cuda_measured_core::record::Status::Pass => {
             "current (expected failure)"
         }
         Outcome::Fresh(_) => "current",

@@ -12,7 +12,7 @@
 //! lays the `<text>` out with the page's fonts.
 
 use super::reports::{CHARTED_PEERS, PEERS, gbs, ours_label};
-use cuda_runner::peers::{Report, Timing};
+use cuda_measured_core::peers::{Report, Timing};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -79,7 +79,7 @@ pub fn peers_svg(report: &Report) -> Result<String, String> {
 
 /// The lines to draw: ours first, then the charted peers present.
 fn series_of(report: &Report) -> Vec<Series> {
-    let runs_of = |pick: &dyn Fn(&cuda_runner::peers::Row) -> Option<&Timing>| {
+    let runs_of = |pick: &dyn Fn(&cuda_measured_core::peers::Row) -> Option<&Timing>| {
         let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
         for row in &report.rows {
             match pick(row) {
@@ -471,10 +471,10 @@ mod tests {
     fn gaps_split_lines() {
         let mut report = peers_report();
         let mut middle = report.rows[1].clone();
-        middle.n = cuda_runner::size::Size(1 << 20);
+        middle.n = cuda_measured_core::size::Size(1 << 20);
         middle.ours = None;
         let mut last = report.rows[1].clone();
-        last.n = cuda_runner::size::Size(1 << 30);
+        last.n = cuda_measured_core::size::Size(1 << 30);
         report.rows.insert(1, middle);
         report.rows.push(last);
         let series = series_of(&report);

@@ -11,7 +11,7 @@ use super::{Panel, chart, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
 use crate::values::{Ladder, Peers, Repeatability, Value};
-use cuda_runner::record::{Record, Status};
+use cuda_measured_core::record::{Record, Status};
 use maud::{Markup, PreEscaped, Render, html};
 use std::fmt::Write;
 
@@ -362,7 +362,7 @@ fn ladder_chart(ladder: &Ladder) -> Markup {
 mod tests {
     use super::*;
     use crate::test_support::record;
-    use cuda_runner::declaration::Expectation;
+    use cuda_measured_core::declaration::Expectation;
 
     fn no_blank_lines(html: &str) {
         assert!(
@@ -487,7 +487,7 @@ mod tests {
     #[test]
     fn ladder_widths_follow_data() {
         let ladder = Value::Ladder(Ladder {
-            size: cuda_runner::size::Size(1 << 28),
+            size: cuda_measured_core::size::Size(1 << 28),
             gpu: Some(("NVIDIA H200".into(), 4800.0)),
             rungs: vec![
                 crate::values::Rung {
@@ -547,7 +547,7 @@ mod tests {
             Value::Repeatability(Box::new(Repeatability {
                 report: serde_json::from_value(serde_json::json!({
                     "gpu": "NVIDIA H200", "measured_at": "2026-11-29T17:00:00Z",
-                    "method_version": cuda_runner::METHOD_VERSION, "keys": {"r/a": "k"},
+                    "method_version": cuda_measured_core::METHOD_VERSION, "keys": {"r/a": "k"},
                     "rows": [{"example": "r/a", "n": 1048576, "first_us": 5.9, "second_us": 6.3, "diff_pct": 6.78}],
                     "max_abs_diff_pct_over_floor": 0.0, "goal_met": true
                 }))

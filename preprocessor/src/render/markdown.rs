@@ -7,7 +7,7 @@ use super::{Panel, code_fence, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
 use crate::values::{Ladder, Peers, Repeatability, Value};
-use cuda_runner::record::{Record, Status};
+use cuda_measured_core::record::{Record, Status};
 
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
@@ -212,7 +212,7 @@ fn ladder_table(ladder: &Ladder) -> String {
 mod tests {
     use super::*;
     use crate::test_support::record;
-    use cuda_runner::declaration::Expectation;
+    use cuda_measured_core::declaration::Expectation;
 
     // A measured example reads as a header line and a table of sizes.
     #[test]
@@ -249,7 +249,7 @@ mod tests {
     #[test]
     fn ladder_table() {
         let ladder = Value::Ladder(Ladder {
-            size: cuda_runner::size::Size(1 << 28),
+            size: cuda_measured_core::size::Size(1 << 28),
             gpu: None,
             rungs: vec![
                 crate::values::Rung {

@@ -12,8 +12,8 @@ pub mod reports;
 
 use crate::outcome::Outcome;
 use crate::values::Value;
-use cuda_runner::example::Example;
-use cuda_runner::record::{Record, Status};
+use cuda_measured_core::example::Example;
+use cuda_measured_core::record::{Record, Status};
 
 /// What the chapter is being prepared for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,7 +209,7 @@ pub fn mark(status: Status) -> &'static str {
 mod tests {
     use super::*;
     use crate::test_support::record;
-    use cuda_runner::declaration::Expectation;
+    use cuda_measured_core::declaration::Expectation;
 
     // Code holding backtick fences cannot close the fence it is shown in.
     #[test]

@@ -4,8 +4,8 @@
 //! [`super::html`] and [`super::markdown`] only lay these out.
 
 use crate::figures;
-use cuda_runner::peers::{Report as PeersReport, Row, Timing};
-use cuda_runner::repeatability::{GOAL_FLOOR_US, GOAL_PCT, Report as RepeatReport};
+use cuda_measured_core::peers::{Report as PeersReport, Row, Timing};
+use cuda_measured_core::repeatability::{GOAL_FLOOR_US, GOAL_PCT, Report as RepeatReport};
 
 /// The peers of the comparison, in column order: key in the stored rows,
 /// and the name shown (chart legend, table heading).

@@ -118,7 +118,7 @@ impl BookTest {
             if text.contains(CURRENT_METHOD) {
                 text = text.replace(
                     CURRENT_METHOD,
-                    &format!("\"method_version\": {}", cuda_runner::METHOD_VERSION),
+                    &format!("\"method_version\": {}", cuda_measured_core::METHOD_VERSION),
                 );
                 std::fs::write(&path, &text).expect("write fixture result");
             }

@@ -87,7 +87,7 @@ fn killing_the_build_ends_its_measuring_processes_and_keeps_the_store() {
     );
 
     let stored = test.root().join("results/lifetime/first.json");
-    let record: cuda_runner::record::Record =
+    let record: cuda_measured_core::record::Record =
         serde_json::from_str(&std::fs::read_to_string(&stored).unwrap()).unwrap();
     assert_eq!(record.example, "lifetime/first");
     assert!(!Path::new(&test.root().join("results/lifetime/hang.json")).exists());

@@ -110,12 +110,12 @@ fn strict_build_fails_on_old_comparisons() {
 // fail a strict build like a stale comparison.
 #[test]
 fn stale_repeatability_reports_are_greyed_and_fail_strict() {
-    let now = cuda_runner::METHOD_VERSION;
+    let now = cuda_measured_core::METHOD_VERSION;
     type Edit = fn(&mut serde_json::Value);
     let cases: [(&str, Edit, String); 3] = [
         (
             "old method",
-            |r| r["method_version"] = (cuda_runner::METHOD_VERSION - 1).into(),
+            |r| r["method_version"] = (cuda_measured_core::METHOD_VERSION - 1).into(),
             format!(
                 "the measuring method changed from v{} to v{now} since it was measured",
                 now - 1

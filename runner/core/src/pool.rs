@@ -1,12 +1,12 @@
 //! Pooling: an example is measured by several child processes, each with a
-//! share of the sampling budget (see [`crate::measure::Policy::processes`]),
+//! share of the sampling budget (see [`crate::method::Policy::processes`]),
 //! and their samples are pooled size by size into one record. The median
 //! over the pooled samples weighs each process's state (its allocations,
 //! context and code placement) equally, so one unlucky process moves it by
 //! a fraction of what it would move a single-process median.
 
 use crate::figures;
-use crate::measure::{self, Ceilings};
+use crate::method::{self as measure, Ceilings};
 use crate::record::{EdgeCheck, Record, SizeResult, Status};
 use serde::{Deserialize, Serialize};
 
@@ -136,7 +136,7 @@ mod tests {
     /// a stored record so that every other field is realistic.
     fn process(times: &[f64], floor: f64, pass: bool) -> Measured {
         let mut record: Record =
-            serde_json::from_str(include_str!("../../results/reductions/two_pass.json"))
+            serde_json::from_str(include_str!("../../../results/reductions/two_pass.json"))
                 .expect("the stored record parses");
         record.sizes.truncate(1);
         record.sizes[0].pass = pass;

@@ -185,7 +185,7 @@ pub struct Record {
     pub gpu: Option<GpuFacts>,
     /// Read/copy ceilings and launch floor measured in the same process.
     #[serde(default)]
-    pub ceilings: Option<crate::measure::Ceilings>,
+    pub ceilings: Option<crate::method::Ceilings>,
     /// UTC time of the measurement, RFC 3339.
     pub measured_at: String,
     /// Wall time the whole example took, seconds.
@@ -226,7 +226,7 @@ impl Record {
             method_version: crate::METHOD_VERSION,
             processes: 0,
             problem: crate::problem::describe(&example.declaration.problem),
-            compile_options: crate::compile::options_for(example),
+            compile_options: crate::compile_options::options_for(example),
             gpu: None,
             ceilings: None,
             measured_at: crate::record::now_rfc3339(),

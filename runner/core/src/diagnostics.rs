@@ -5,7 +5,7 @@
 //! they pooled, but the count is not part of a record's key: an override is
 //! for experiments in `bench/tuning/`, never for results that are committed.
 
-use crate::measure::POLICY;
+use crate::method::POLICY;
 use crate::size::Size;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// Folder that receives one JSON file of raw samples per timed size and
 /// process.
 pub const ENV_SAMPLES_DIR: &str = "CUDA_MEASURED_SAMPLES_DIR";
-/// Overrides [`crate::measure::Policy::processes`].
+/// Overrides [`crate::method::Policy::processes`].
 pub const ENV_PROCESSES: &str = "CUDA_MEASURED_PROCESSES";
 
 /// Processes that measure each example.

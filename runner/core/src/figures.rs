@@ -3,7 +3,7 @@
 //! and the labels. One process's samples and the pooled samples of several
 //! go through the same derivation.
 
-use crate::measure::{self, Ceilings};
+use crate::method::{self as measure, Ceilings};
 use crate::record::SizeResult;
 
 /// What the bandwidth and the labels are measured against.

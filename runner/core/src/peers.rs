@@ -3,7 +3,7 @@
 //! in one run on one GPU (`bench/peers/`). Stored as
 //! `results/peers/<problem>.json` and rendered on the comparison page.
 
-use crate::measure::Ceilings;
+use crate::method::Ceilings;
 use crate::record::Record;
 use crate::size::Size;
 use serde::{Deserialize, Serialize};

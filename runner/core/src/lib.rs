@@ -1,0 +1,57 @@
+//! `cuda-measured-core`: everything about a runnable CUDA example that needs
+//! no GPU and no CUDA library, shared by the book's plugin (`mdbook-cuda`)
+//! and the runner (`cuda-runner`).
+//!
+//! An example ([`example`]) is a kernel source ([`source`], with includes
+//! confined to the book's kernels folder by [`include_scan`]) and its
+//! declaration ([`declaration`]), resolved into launches per size
+//! ([`launch_plan`], checked against device [`limits`]); a [`problem`] owns
+//! its inputs, float64 reference and check. The measuring method's
+//! statistics ([`method`]) decide when sampling stops; [`pool`] and
+//! [`figures`] turn samples into a [`record`], keyed by [`key`] and kept in
+//! the [`store`]. [`isolate`] runs the runner's `measure` in child
+//! processes (which die with their parent, [`lifetime`]); [`peers`] and
+//! [`repeatability`] are the stored reports. This crate never links CUDA:
+//! the runner does the compiling and the timing.
+
+pub mod compile_job;
+pub mod compile_options;
+pub mod declaration;
+pub mod diagnostics;
+pub mod example;
+pub mod figures;
+pub mod include_scan;
+pub mod isolate;
+pub mod key;
+pub mod launch_plan;
+pub mod lifetime;
+pub mod limits;
+pub mod method;
+pub mod nonfinite;
+pub mod peers;
+pub mod pool;
+pub mod problem;
+pub mod record;
+pub mod repeatability;
+pub mod report;
+pub mod size;
+pub mod source;
+pub mod store;
+
+/// Version of the measuring method. Bump it whenever the way a figure is
+/// produced changes: every stored result then becomes stale.
+/// v1: first method. v2: both stopping rules wait for 0.1 s of GPU time
+/// (v1 let a settled noise estimate stop after 40 samples, which left
+/// noisy medians unstable between runs), and the ceilings read 4 GiB.
+/// v3: every example is measured by 8 processes with an eighth of the
+/// sampling budget each and their samples pooled (some kernels' times
+/// depend on per-process state by a few percent; see [`pool`]).
+/// v4: the `noisy` label says how sampling ended (v3 kept a label set
+/// when a slow kernel passed its share of the time-out before its tenth
+/// sample, even when the tenth then met the noise target), and the hard
+/// wall-time cap (12 s) is not split between processes.
+/// v5: correctness runs fill every SM's shared memory with NaN before each
+/// launch (the runner's `SharedPoison`), launches are checked against the
+/// device's limits before they are made, and a kernel's device printf
+/// output is kept in the log (the result travels in a file).
+pub const METHOD_VERSION: u32 = 5;

@@ -1,0 +1,253 @@
+//! The measuring method's statistics, without a GPU: the sampling policy,
+//! the stop rule, medians and spreads, the samples of one size and the
+//! ceilings measured beside every example. The runner's timer
+//! (`cuda-runner`'s `measure`) takes the samples; everything that decides
+//! when to stop and what a sample set means lives here, where the book's
+//! plugin and the reports can use it without linking CUDA.
+
+use serde::{Deserialize, Serialize};
+
+/// The sampling policy.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    /// Samples always taken.
+    pub min_samples: usize,
+    /// Relative standard deviation that ends sampling.
+    pub target_noise: f64,
+    /// GPU time (sum of samples) required before either stopping rule
+    /// (noise target, settled noise) may end sampling, seconds; as in
+    /// nvbench, a short kernel is sampled until this much GPU time or
+    /// `max_samples`, so that its median is stable between runs.
+    pub min_gpu_s: f64,
+    /// Wall time after which sampling stops as soon as `min_samples` are
+    /// kept, the figure labelled `noisy` if the noise target was not met,
+    /// seconds.
+    pub timeout_s: f64,
+    /// Wall time after which sampling stops even with fewer than
+    /// `min_samples` kept (the figure is then labelled `noisy`), seconds;
+    /// not split between processes, so a slow kernel still gets its
+    /// minimum sample count in each.
+    pub max_wall_s: f64,
+    /// Samples whose SM clock is below this fraction of the default clock
+    /// are dropped and counted.
+    pub throttle_fraction: f64,
+    /// Upper bound on samples.
+    pub max_samples: usize,
+    /// Child processes that each measure the example with a share of the
+    /// sampling budget; their samples are pooled per size. A fresh process
+    /// brings fresh allocations, a fresh context and fresh code placement,
+    /// and some kernels' times depend on those by a few percent, so one
+    /// process is one draw of that state, not the kernel's time.
+    pub processes: usize,
+}
+
+impl Policy {
+    /// The policy of one of `processes` processes: the GPU time, sample
+    /// cap and time-out are split between them; the minimum sample count
+    /// and the noise targets are not.
+    pub fn share(&self, processes: usize) -> Policy {
+        let p = processes.max(1);
+        Policy {
+            min_gpu_s: self.min_gpu_s / p as f64,
+            timeout_s: self.timeout_s / p as f64,
+            max_samples: (self.max_samples / p).max(self.min_samples),
+            processes: p,
+            ..*self
+        }
+    }
+}
+
+/// The method of [`crate::METHOD_VERSION`].
+pub const POLICY: Policy = Policy {
+    min_samples: 10,
+    target_noise: 0.005,
+    min_gpu_s: 0.1,
+    timeout_s: 3.0,
+    max_wall_s: 12.0,
+    throttle_fraction: 0.75,
+    max_samples: 2000,
+    processes: 8,
+};
+
+/// Timed samples of one piece of work.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    /// Kept sample times, microseconds, in the order taken.
+    pub times_us: Vec<f64>,
+    /// Samples dropped because the SM clock was throttled.
+    pub throttled: u32,
+    /// Samples where the blocking kernel timed out (host latency may be in).
+    pub blocker_timeouts: u32,
+    /// Whether sampling hit the time-out before the noise target.
+    pub noisy: bool,
+    /// Median SM clock over kept samples, MHz (0 when unknown).
+    pub sm_clock_mhz: f64,
+}
+
+impl Samples {
+    /// Median time, microseconds.
+    pub fn median(&self) -> f64 {
+        median(&self.times_us)
+    }
+}
+
+/// Device figures measured alongside every example.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ceilings {
+    /// Read-only streaming bandwidth, GB/s (bytes read / time).
+    #[serde(with = "crate::nonfinite")]
+    pub read_gbs: f64,
+    /// Copy bandwidth, GB/s, counting bytes read plus bytes written.
+    #[serde(with = "crate::nonfinite")]
+    pub copy_gbs: f64,
+    /// Cold time of an empty kernel, microseconds.
+    #[serde(with = "crate::nonfinite")]
+    pub launch_floor_us: f64,
+    /// Bytes streamed by the read measurement.
+    pub buffer_bytes: u64,
+}
+/// Median of a slice (0 when empty).
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    }
+}
+
+/// Standard deviation over mean (0 for fewer than two values).
+pub fn rel_stdev(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+    if mean > 0.0 { var.sqrt() / mean } else { 0.0 }
+}
+
+/// The stopping rules, after a sample: `None` to go on, `Some(noisy)` to
+/// stop, where `noisy` says the time-out ended sampling before the noise
+/// target was met. `history` holds the noise estimate after each kept
+/// sample (its length is the number kept), `gpu_s` their sum in seconds,
+/// `elapsed` the wall time since the warm-up, seconds.
+pub fn stop_after(policy: &Policy, history: &[f64], gpu_s: f64, elapsed: f64) -> Option<bool> {
+    let n = history.len();
+    let noise = history.last().copied().unwrap_or(0.0);
+    if n >= policy.min_samples {
+        let enough_time = gpu_s >= policy.min_gpu_s;
+        if enough_time && noise <= policy.target_noise {
+            return Some(false);
+        }
+        if enough_time && n >= 4 * policy.min_samples && noise_settled(history) {
+            return Some(false);
+        }
+        if n >= policy.max_samples {
+            return Some(false);
+        }
+        if elapsed > policy.timeout_s {
+            return Some(noise > policy.target_noise);
+        }
+    }
+    (elapsed > policy.max_wall_s).then_some(true)
+}
+
+/// The noise estimate has stopped improving: over the last quarter of the
+/// samples it moved by less than 1% of its value.
+fn noise_settled(history: &[f64]) -> bool {
+    let n = history.len();
+    let back = history[n - n / 4 - 1];
+    let now = history[n - 1];
+    now > 0.0 && ((back - now) / now).abs() < 0.01
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The median is the middle value, the mean of the two middles for even counts.
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+    }
+
+    // Identical samples have no spread; a 10% outlier shows up.
+    #[test]
+    fn spread_reflects_outliers() {
+        assert_eq!(rel_stdev(&[5.0; 10]), 0.0);
+        let mut v = vec![100.0; 9];
+        v.push(110.0);
+        assert!(rel_stdev(&v) > 0.02);
+    }
+
+    // Each of several processes gets an equal share of the budget, never
+    // fewer than the minimum sample count.
+    #[test]
+    fn shares_split_the_budget() {
+        let one = POLICY.share(4);
+        assert_eq!(one.processes, 4);
+        assert!((one.min_gpu_s * 4.0 - POLICY.min_gpu_s).abs() < 1e-12);
+        assert_eq!(one.max_samples * 4, POLICY.max_samples);
+        assert_eq!(one.min_samples, POLICY.min_samples);
+        assert_eq!(POLICY.share(1000).max_samples, POLICY.min_samples);
+    }
+
+    // A slow, steady kernel that passes the time-out before its tenth
+    // sample stops at the tenth, and is not labelled noisy for having been
+    // slow (method v3 labelled it; v4 does not).
+    #[test]
+    fn a_slow_steady_kernel_is_not_noisy() {
+        let p = POLICY.share(8);
+        let steady = vec![0.0001; 10];
+        assert_eq!(stop_after(&p, &steady[..4], 0.47, 0.47), None);
+        assert_eq!(stop_after(&p, &steady, 1.18, 1.18), Some(false));
+    }
+
+    // Past the time-out with the minimum count, a spread above the target
+    // stops sampling and labels the figure; before it, sampling goes on.
+    #[test]
+    fn the_time_out_labels_only_a_noisy_figure() {
+        let p = POLICY;
+        let noisy = vec![0.02; 10];
+        assert_eq!(stop_after(&p, &noisy, 1e-3, 1.0), None);
+        assert_eq!(stop_after(&p, &noisy, 1e-3, p.timeout_s + 0.1), Some(true));
+    }
+
+    // Short of the minimum count, only the hard wall-time cap stops, and
+    // labels the figure noisy; the cap is not split between processes.
+    #[test]
+    fn the_wall_cap_stops_short_of_the_minimum() {
+        let p = POLICY.share(8);
+        let few = vec![0.0; 3];
+        assert_eq!(stop_after(&p, &few, 9.0, 11.9), None);
+        assert_eq!(stop_after(&p, &few, 9.0, 12.1), Some(true));
+        assert_eq!(p.max_wall_s, POLICY.max_wall_s);
+    }
+
+    // Enough samples and GPU time with a small spread stop without a label;
+    // 2000 samples stop whatever the spread.
+    #[test]
+    fn the_noise_target_and_the_cap_stop_sampling() {
+        let p = POLICY;
+        assert_eq!(stop_after(&p, &[0.001; 10], 0.2, 0.3), Some(false));
+        assert_eq!(stop_after(&p, &[0.001; 10], 0.01, 0.3), None);
+        let rising: Vec<f64> = (0..p.max_samples).map(|i| 0.01 + i as f64 * 1e-4).collect();
+        assert_eq!(stop_after(&p, &rising, 0.01, 0.5), Some(false));
+    }
+
+    // Sampling stops once the noise estimate no longer moves.
+    #[test]
+    fn settled_noise_is_detected() {
+        let flat = vec![0.02; 40];
+        assert!(noise_settled(&flat));
+        let falling: Vec<f64> = (1..=40).map(|i| 1.0 / i as f64).collect();
+        assert!(!noise_settled(&falling));
+    }
+}

@@ -33,6 +33,9 @@ fn main() -> ExitCode {
             // children on the GPU: if mdBook is killed, this process and,
             // through their own parent-death signal, those children go too.
             if !cuda_measured_core::lifetime::die_with_parent() {
+                eprintln!(
+                    "mdbook-cuda: mdBook, which started this preprocessor, has already exited"
+                );
                 return ExitCode::FAILURE;
             }
             cmd::run::execute().map(|()| ExitCode::SUCCESS)

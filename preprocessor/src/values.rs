@@ -376,7 +376,7 @@ fn repeatability_staleness(
     }
     if !gone.is_empty() {
         reasons.push(format!(
-            "{} {} no longer an example of this book",
+            "{} {} no longer a runnable example of this book",
             gone.join(", "),
             if gone.len() == 1 { "is" } else { "are" }
         ));
@@ -682,7 +682,7 @@ mod tests {
                 serde_json::json!({"fast": "an-old-key", "slow": slow, "gone": "k"}),
                 vec![row("fast"), row("gone")],
                 Some(
-                    "the code of fast changed since it was measured; gone is no longer an example of this book"
+                    "the code of fast changed since it was measured; gone is no longer a runnable example of this book"
                         .to_string(),
                 ),
             ),

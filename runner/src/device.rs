@@ -15,12 +15,13 @@ const DATASHEET_GBS: &[(&str, f64)] = &[
     ("NVIDIA A100-SXM4-40GB", 1555.0),
 ];
 
-/// The device printf buffer. The driver's default (8 MiB under CUDA 13)
-/// fills up with about 2^18 lines, and a kernel printing into a full buffer
-/// waits for the host to drain it: on an H200 a line per element of 2^20
-/// elements then ran for over 90 s, against about 2 s with room for every
-/// line (bench/tuning/printf-probe). Large enough for a line per element of
-/// the edge sizes.
+/// The device printf buffer. A kernel printing into a full buffer waits for
+/// the host to drain it: on an H200, 2^16 lines took 1.2-1.5 s into a
+/// 512 KiB buffer against 0.04-0.16 s into the driver's default 8 MiB, and
+/// 2^20 lines into the default did not finish within 90 s
+/// (bench/tuning/printf-probe). With 256 MiB the planted printf flood (a
+/// line per element, edge sizes up to 1,000,003) measured in 16 s over its
+/// eight processes. Large enough for a line per element of the edge sizes.
 pub const PRINTF_FIFO_BYTES: usize = 256 << 20;
 
 /// Opens device 0, sizes its printf buffer and reads its facts.

@@ -282,7 +282,10 @@ impl SizeRunner<'_> {
             .map_err(measure::classify_queue_error)?;
         let args = bind_args(&plan, &buffers, &stream).map_err(SizeError::Declared)?;
         for l in &plan.launches {
-            if l.shared > 48 * 1024 {
+            // The driver's rule: dynamic above 48 KiB minus the static
+            // __shared__ arrays needs the opt-in attribute.
+            let static_shared = self.needs.get(&l.kernel).map_or(0, |k| k.static_shared);
+            if l.shared + static_shared > limits::DEFAULT_SHARED_BYTES {
                 self.functions[&l.kernel]
                     .set_attribute(
                         sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

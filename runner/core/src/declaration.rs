@@ -145,7 +145,7 @@ impl Declaration {
         }
         if let Some(bad) = self.compile.iter().find(|o| !compile_option_allowed(o)) {
             return invalid(format!(
-                "compile option `{bad}` is not accepted: options that name files or folders (-I, --include-path, --pre-include, -include, output files) could read or write outside the book; allowed: {}",
+                "compile option `{bad}` is not one of the accepted options (options that name files or folders, such as -I or --pre-include, could read outside the book, and the runner sets the rest itself); accepted: {}",
                 ALLOWED_OPTION_PREFIXES.join(" ")
             ));
         }
@@ -291,7 +291,9 @@ args = ["partials", "out", "grid0"]
         ] {
             let err = Declaration::parse(&with(bad)).unwrap_err().to_string();
             assert!(
-                err.starts_with(&format!("compile option `{bad}` is not accepted")),
+                err.starts_with(&format!(
+                    "compile option `{bad}` is not one of the accepted options"
+                )),
                 "{err}"
             );
         }

@@ -122,7 +122,8 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
     let printed = out_thread.join().unwrap_or_default();
     let err = err_thread.join().unwrap_or_default().text("stderr");
     let Some(exit) = exit else {
-        let why = if printed.total > 0 {
+        // A line or two of output is no reason; a flood past the cap is.
+        let why = if printed.total > PRINTF_CAP as u64 {
             format!(
                 "it had printed {} bytes with device printf: printf from every thread costs microseconds a line, so print from a few threads or at a small size",
                 printed.total
@@ -256,8 +257,10 @@ pub struct OwnedJob {
 /// Asks `cuda-runner device --json` for the GPU's facts; `None` when there
 /// is no usable GPU (no driver, no device, or the probe failed).
 pub fn probe_gpu(runner_exe: &Path) -> Option<GpuFacts> {
-    let mut child = Command::new(runner_exe)
-        .args(["device", "--json"])
+    let mut command = Command::new(runner_exe);
+    command.args(["device", "--json"]);
+    crate::lifetime::die_with_this_process(&mut command);
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

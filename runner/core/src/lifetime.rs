@@ -7,6 +7,10 @@
 //! through it, the child holding the GPU. Ctrl-C needs nothing extra: the
 //! terminal sends SIGINT to the whole foreground process group, children
 //! included.
+//!
+//! Linux sends the signal when the *thread* that spawned the child exits,
+//! not the process: a child must be spawned by a thread that then waits for
+//! it (as `isolate` does), never by a short-lived helper thread.
 
 use std::process::Command;
 
@@ -47,7 +51,7 @@ pub fn die_with_parent() -> bool {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return true;
             }
-            libc::getppid() == parent && parent != 1
+            libc::getppid() == parent
         }
     }
     #[cfg(not(target_os = "linux"))]

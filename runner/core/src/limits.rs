@@ -27,8 +27,9 @@ pub struct DeviceLimits {
 }
 
 impl DeviceLimits {
-    /// The limits of an H100 or H200 (compute capability 9.0), for tests
-    /// and for checks without a GPU.
+    /// The limits of an H100 or H200 (compute capability 9.0), as the
+    /// driver reports them on an H200.
+    #[cfg(test)]
     pub fn hopper() -> Self {
         DeviceLimits {
             name: "NVIDIA H200".into(),
@@ -101,6 +102,17 @@ pub fn check(
                 device.max_shared_optin / 1024,
                 DEFAULT_SHARED_BYTES / 1024,
                 at("shared")
+            ));
+        }
+        let registers_fit = u64::from(needs.registers) * u64::from(l.block)
+            <= u64::from(device.registers_per_block);
+        if needs.max_threads_per_block > 0 && l.block > needs.max_threads_per_block && registers_fit
+        {
+            return Err(format!(
+                "{which} asks for blocks of {} threads, but the kernel's `__launch_bounds__` caps it at {} threads per block: lower `block` at {}, or raise the kernel's `__launch_bounds__`",
+                l.block,
+                needs.max_threads_per_block,
+                at("block")
             ));
         }
         if needs.max_threads_per_block > 0 && l.block > needs.max_threads_per_block {
@@ -243,6 +255,18 @@ mod tests {
             "{e}"
         );
         assert!(e.ends_with("lower `shared` at src/ch.md:13"), "{e}");
+    }
+
+    // A kernel whose `__launch_bounds__` (not its registers) caps the block
+    // is told so: 32 registers x 1024 threads fit in 65536.
+    #[test]
+    fn launch_bounds_caps_are_not_blamed_on_registers() {
+        let e = refusal(&plan(1024, 1, 0), &needs(32, 256));
+        assert!(
+            e.contains("the kernel's `__launch_bounds__` caps it at 256 threads per block"),
+            "{e}"
+        );
+        assert!(!e.contains("registers"), "{e}");
     }
 
     // A grid past 2^31 - 1 blocks is refused.

@@ -4,9 +4,9 @@
 //! `wrong` into a lost result. Fields that can hold any float use these
 //! adapters (`#[serde(with = "crate::nonfinite")]`): finite values stay
 //! plain JSON numbers, and NaN, +inf and -inf are written as the strings
-//! `"NaN"`, `"Infinity"` and `"-Infinity"` (the spelling of JavaScript and
-//! of Python's `json` module). Reading also accepts `null` as NaN, the form
-//! older files may hold.
+//! `"NaN"`, `"Infinity"` and `"-Infinity"` (JavaScript's spelling, which
+//! `Number("NaN")` and Python's `float("NaN")` read back). Reading also
+//! accepts `null` as NaN, the form older files may hold.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};

@@ -13,14 +13,18 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     /// Median cold time, µs.
+    #[serde(with = "crate::nonfinite")]
     pub median_us: f64,
     /// Fastest sample, µs.
+    #[serde(with = "crate::nonfinite")]
     pub min_us: f64,
     /// Slowest sample, µs.
+    #[serde(with = "crate::nonfinite")]
     pub max_us: f64,
     /// Samples kept.
     pub samples: u32,
     /// Standard deviation over mean.
+    #[serde(with = "crate::nonfinite")]
     pub rel_spread: f64,
     /// Sampling timed out before the noise target.
     pub noisy: bool,
@@ -55,6 +59,7 @@ pub struct Report {
     /// GPU name.
     pub gpu: String,
     /// Datasheet peak, GB/s.
+    #[serde(with = "crate::nonfinite")]
     pub peak_gbs: f64,
     /// Ceilings measured with the book's kernel.
     pub ceilings: Option<Ceilings>,

@@ -31,10 +31,13 @@ pub struct Row {
     /// Elements.
     pub n: Size,
     /// Median of the first run, µs.
+    #[serde(with = "crate::nonfinite")]
     pub first_us: f64,
     /// Median of the second run, µs.
+    #[serde(with = "crate::nonfinite")]
     pub second_us: f64,
     /// (second - first) / first, percent.
+    #[serde(with = "crate::nonfinite")]
     pub diff_pct: f64,
 }
 
@@ -56,6 +59,7 @@ pub struct Report {
     /// Rows, by example and size.
     pub rows: Vec<Row>,
     /// Largest |diff| over medians of at least `GOAL_FLOOR_US`, percent.
+    #[serde(with = "crate::nonfinite")]
     pub max_abs_diff_pct_over_floor: f64,
     /// Whether every such median agrees within `GOAL_PCT`.
     pub goal_met: bool,

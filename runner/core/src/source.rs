@@ -219,6 +219,14 @@ pub fn expand(
     dir: &Path,
     kernels_root: &Path,
 ) -> Result<String, SourceError> {
+    if !marker_safe(display_name) {
+        return Err(SourceError::IncludeForm {
+            file: display_name.escape_debug().to_string(),
+            line: first_line,
+            written: display_name.escape_debug().to_string(),
+            why: UNSAFE_NAME.to_string(),
+        });
+    }
     let roots = Roots {
         given: kernels_root,
         canonical: kernels_root.canonicalize().ok(),
@@ -319,6 +327,14 @@ fn expand_into(
             reason: e.to_string(),
         })?;
         let inner_name = relative_name(path, roots);
+        if !marker_safe(&inner_name) {
+            return Err(SourceError::IncludeForm {
+                file: display_name.to_string(),
+                line: line_no,
+                written: format!("#include \"{target}\""),
+                why: format!("leads to `{}`: {UNSAFE_NAME}", inner_name.escape_debug()),
+            });
+        }
         stack.push(path.clone());
         let inner_dir = path.parent().unwrap_or(dir).to_path_buf();
         expand_into(out, &inner, &inner_name, 1, &inner_dir, roots, stack)?;
@@ -326,6 +342,17 @@ fn expand_into(
         out.push_str(&format!("#line {} \"{display_name}\"\n", line_no + 1));
     }
     Ok(())
+}
+
+/// Why a file name cannot be compiled.
+const UNSAFE_NAME: &str = "a file name with a quote, a backslash or a control character cannot be named in the `#line` markers that point compiler messages at the author's lines (a newline there would start a new source line); rename the file";
+
+/// Whether `name` can stand between the quotes of a `#line` marker
+/// without ending it or starting a new line.
+fn marker_safe(name: &str) -> bool {
+    !name
+        .chars()
+        .any(|c| c == '"' || c == '\\' || c.is_control())
 }
 
 /// Where a quoted include leads.
@@ -694,5 +721,45 @@ mod tests {
         std::fs::write(dir.path().join("loop.cuh"), "#include \"loop.cuh\"\n").unwrap();
         let err = expand("#include \"loop.cuh\"\n", "a.cu", 1, dir.path(), dir.path()).unwrap_err();
         assert!(matches!(err, SourceError::IncludeCycle { .. }), "{err}");
+    }
+
+    // A file name holding a newline and a quote would inject source lines
+    // through the `#line` marker (here: an include of /etc/passwd); such a
+    // name is refused, whether it is the example's own or an include's
+    // target reached through a symlink.
+    #[test]
+    fn names_that_would_break_a_line_marker_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels");
+        let evil = kernels.join("x\n#include \"/etc");
+        std::fs::create_dir_all(&evil).unwrap();
+        std::fs::write(evil.join("passwd\"\n.cuh"), "int y;\n").unwrap();
+        std::os::unix::fs::symlink(evil.join("passwd\"\n.cuh"), kernels.join("link.cuh")).unwrap();
+        let err = expand(
+            "#include \"link.cuh\"\n",
+            "kernels/a.cu",
+            1,
+            &kernels,
+            &kernels,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, SourceError::IncludeForm { line: 1, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("cannot be named in the `#line` markers"),
+            "{err}"
+        );
+        let err = expand(
+            "int x;\n",
+            "kernels/x\n#include \"/etc/passwd\"\n.cu",
+            1,
+            &kernels,
+            &kernels,
+        )
+        .unwrap_err();
+        assert!(!err.to_string().contains('\n'), "{err}");
     }
 }

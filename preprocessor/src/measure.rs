@@ -9,60 +9,13 @@
 use crate::catalog::Catalog;
 use crate::config::{Mode, Settings};
 use crate::outcome::{Outcome, status_words};
-use cuda_measured_core::example::Example;
 use cuda_measured_core::isolate;
-use cuda_measured_core::record::{GpuFacts, Record};
+use cuda_measured_core::record::Record;
+use cuda_measured_core::session::{self, Event, Job};
 use cuda_measured_core::store::{Store, StoreError};
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-/// Where measurements come from: the real GPU through `cuda-runner`, or a
-/// stand-in in tests.
-pub trait Bench {
-    /// The usable GPU, if any. Called at most once per build, and only
-    /// when something needs measuring.
-    fn probe(&mut self) -> Option<GpuFacts>;
-    /// Measures one example; every way it can end is a record.
-    fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record;
-    /// How the bench is named in messages.
-    fn describe(&self) -> String;
-}
-
-/// The real bench: `cuda-runner` child processes.
-#[derive(Debug, Clone)]
-pub struct IsolatedBench {
-    /// The runner executable (path, or name on PATH).
-    pub runner: PathBuf,
-    /// The GPU the probe found, for records of children stopped before they
-    /// could report it (time-outs).
-    pub probed: Option<GpuFacts>,
-}
-
-impl IsolatedBench {
-    /// A bench that runs `runner`.
-    pub fn new(runner: PathBuf) -> Self {
-        IsolatedBench {
-            runner,
-            probed: None,
-        }
-    }
-}
-
-impl Bench for IsolatedBench {
-    fn probe(&mut self) -> Option<GpuFacts> {
-        self.probed = isolate::probe_gpu(&self.runner);
-        self.probed.clone()
-    }
-
-    fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
-        isolate::measure_isolated(&self.runner, example, key, limit, self.probed.as_ref())
-    }
-
-    fn describe(&self) -> String {
-        format!("`{} device --json`", self.runner.display())
-    }
-}
+pub use cuda_measured_core::session::{Bench, IsolatedBench};
 
 /// Why the examples cannot be settled.
 #[derive(Debug, thiserror::Error)]
@@ -134,7 +87,8 @@ pub fn settle(
     Ok(settled)
 }
 
-/// Measures the `chosen` entries, storing each record as soon as it exists.
+/// Measures the `chosen` entries through the one measuring loop
+/// ([`session::run`]), which stores each record as soon as it exists.
 fn measure_chosen(
     catalog: &Catalog,
     settings: &Settings,
@@ -144,61 +98,88 @@ fn measure_chosen(
     progress: &mut dyn Write,
     settled: &mut Settled,
 ) -> Result<(), MeasureError> {
-    let Some(gpu) = bench.probe() else {
-        if settings.mode == Mode::Force {
+    let jobs: Vec<Job<'_>> = chosen
+        .iter()
+        .map(|&index| {
+            let resolved = catalog.entries[index]
+                .resolved
+                .as_ref()
+                .expect("only resolved examples are chosen");
+            Job {
+                example: &resolved.example,
+                key: &resolved.key,
+                limit: isolate::limit_for(&resolved.example, settings.timeout),
+            }
+        })
+        .collect();
+    let mut on_event = |event: Event<'_>| {
+        let _ = match event {
+            Event::Started {
+                gpu,
+                count,
+                processes,
+            } => writeln!(
+                progress,
+                "[cuda] {}: CC {}, {} SMs; measuring {count} example(s), each in {processes} processes",
+                gpu.name, gpu.compute_capability, gpu.sm_count
+            ),
+            Event::Measuring {
+                index,
+                count,
+                example,
+                elapsed,
+            } => writeln!(
+                progress,
+                "[cuda] measuring {}/{count} {} (elapsed {})",
+                index + 1,
+                example.id,
+                cuda_measured_core::report::elapsed(elapsed)
+            ),
+            Event::Measured {
+                index,
+                example,
+                record,
+                stored,
+            } => {
+                let _ = writeln!(progress, "[cuda]   {}", outcome_line(record));
+                match stored {
+                    Some(Err(e)) => writeln!(
+                        progress,
+                        "[cuda] {}: {}: measured but NOT stored: {}: the page shows this build's figures, the next build measures it again; check that {}/ is writable",
+                        catalog.entries[chosen[index]].place,
+                        example.id,
+                        store_error(settings, e),
+                        settings.shown(&settings.results)
+                    ),
+                    _ => Ok(()),
+                }
+            }
+        };
+    };
+    let done = match session::run(&jobs, bench, Some(store), &mut on_event) {
+        Ok(done) => done,
+        Err(no_gpu) if settings.mode == Mode::Force => {
             return Err(MeasureError::NoGpuForForce {
                 count: chosen.len(),
-                probe: bench.describe(),
+                probe: no_gpu.probe,
             });
         }
-        let _ = writeln!(
-            progress,
-            "[cuda] no GPU answered {}: {} stale or missing example(s) keep their stored state",
-            bench.describe(),
-            chosen.len()
-        );
-        return Ok(());
+        Err(no_gpu) => {
+            let _ = writeln!(
+                progress,
+                "[cuda] {no_gpu}: {} stale or missing example(s) keep their stored state",
+                chosen.len()
+            );
+            return Ok(());
+        }
     };
-    let _ = writeln!(
-        progress,
-        "[cuda] {}: CC {}, {} SMs; measuring {} example(s), each in {} processes",
-        gpu.name,
-        gpu.compute_capability,
-        gpu.sm_count,
-        chosen.len(),
-        cuda_measured_core::diagnostics::processes()
-    );
-    let started = Instant::now();
-    for (done, &index) in chosen.iter().enumerate() {
-        let resolved = catalog.entries[index]
-            .resolved
-            .as_ref()
-            .expect("only resolved examples are chosen");
-        let example = &resolved.example;
-        let _ = writeln!(
-            progress,
-            "[cuda] measuring {}/{} {} (elapsed {})",
-            done + 1,
-            chosen.len(),
-            example.id,
-            cuda_measured_core::report::elapsed(started.elapsed())
-        );
-        let limit = isolate::limit_for(example, settings.timeout);
-        let record = bench.measure(example, &resolved.key, limit);
-        let _ = writeln!(progress, "[cuda]   {}", outcome_line(&record));
-        settled.outcomes[index] = match store.write(&record) {
-            Ok(_) => Outcome::Fresh(record),
-            Err(e) => {
-                let reason = store_error(settings, &e);
-                let _ = writeln!(
-                    progress,
-                    "[cuda] {}: {}: measured but NOT stored: {reason}: the page shows this build's figures, the next build measures it again; check that {}/ is writable",
-                    catalog.entries[index].place,
-                    example.id,
-                    settings.shown(&settings.results)
-                );
-                Outcome::Unstored { record, reason }
-            }
+    for (&index, done) in chosen.iter().zip(done) {
+        settled.outcomes[index] = match done.stored {
+            Some(Err(e)) => Outcome::Unstored {
+                record: done.record,
+                reason: store_error(settings, &e),
+            },
+            _ => Outcome::Fresh(done.record),
         };
         settled.measured += 1;
     }
@@ -244,7 +225,10 @@ mod tests {
     use crate::catalog::ChapterText;
     use crate::test_support::{KERNEL, record, settings_in};
     use cuda_measured_core::declaration::Expectation;
+    use cuda_measured_core::example::Example;
+    use cuda_measured_core::record::GpuFacts;
     use cuda_measured_core::record::Status;
+    use std::time::Duration;
 
     /// A bench that records what it was asked and answers from a script.
     struct FakeBench {

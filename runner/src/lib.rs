@@ -16,5 +16,5 @@ pub mod measure;
 pub use cuda_measured_core::{
     METHOD_VERSION, compile_job, declaration, diagnostics, example, figures, include_scan, isolate,
     key, launch_plan, lifetime, limits, method, nonfinite, peers, pool, problem, record,
-    repeatability, report, size, source, store,
+    repeatability, report, session, size, source, store,
 };

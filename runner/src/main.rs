@@ -7,7 +7,7 @@ use cuda_runner::example::Example;
 use cuda_runner::record::Record;
 use cuda_runner::{compile, device, execute, isolate, key, report};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -125,31 +125,41 @@ fn main() -> Result<()> {
 }
 
 fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
+    use cuda_runner::session::{self, Event, IsolatedBench, Job};
     let examples = load_examples(paths)?;
-    let exe = std::env::current_exe().context("locating cuda-runner itself")?;
-    // Named in the records of children stopped at their time limit.
-    let gpu = isolate::probe_gpu(&exe);
-    let started = Instant::now();
-    let mut records = Vec::new();
-    for (i, example) in examples.iter().enumerate() {
-        eprintln!(
-            "[cuda-runner] {}/{} {} (elapsed {})",
-            i + 1,
-            examples.len(),
-            example.id,
-            report::elapsed(started.elapsed())
-        );
-        let key = key::example_key(example);
-        let record = isolate::measure_isolated(
-            &exe,
+    let keys: Vec<String> = examples.iter().map(key::example_key).collect();
+    let jobs: Vec<Job<'_>> = examples
+        .iter()
+        .zip(&keys)
+        .map(|(example, key)| Job {
             example,
-            &key,
-            isolate::limit_for(example, limit),
-            gpu.as_ref(),
-        );
-        eprintln!("[cuda-runner]   -> {}", report::outcome_line(&record));
-        records.push(record);
-    }
+            key,
+            limit: isolate::limit_for(example, limit),
+        })
+        .collect();
+    let exe = std::env::current_exe().context("locating cuda-runner itself")?;
+    let mut bench = IsolatedBench::new(exe);
+    let mut on_event = |event: Event<'_>| match event {
+        Event::Started { .. } => {}
+        Event::Measuring {
+            index,
+            count,
+            example,
+            elapsed,
+        } => eprintln!(
+            "[cuda-runner] {}/{count} {} (elapsed {})",
+            index + 1,
+            example.id,
+            report::elapsed(elapsed)
+        ),
+        Event::Measured { record, .. } => {
+            eprintln!("[cuda-runner]   -> {}", report::outcome_line(record));
+        }
+    };
+    let done = session::run(&jobs, &mut bench, None, &mut on_event).map_err(|no_gpu| {
+        anyhow::anyhow!("{no_gpu}: `cuda-runner run` measures on a GPU; `cuda-runner check` compiles without one")
+    })?;
+    let records: Vec<Record> = done.into_iter().map(|d| d.record).collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&records)?);
     } else {

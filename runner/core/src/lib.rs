@@ -34,6 +34,7 @@ pub mod problem;
 pub mod record;
 pub mod repeatability;
 pub mod report;
+pub mod session;
 pub mod size;
 pub mod source;
 pub mod store;

@@ -1,0 +1,287 @@
+//! The one measuring loop. The book build (`mdbook-cuda`), `cuda-runner
+//! run` and any later front end (a Run service) hand it the examples to
+//! measure and a [`Bench`]; it asks the bench for the GPU once, measures
+//! the examples one after another, writes each record to the store as soon
+//! as it exists (when given one, so a run killed halfway loses nothing
+//! measured before), and reports each step as an [`Event`] for the front
+//! end to show as it likes.
+
+use crate::example::Example;
+use crate::isolate;
+use crate::record::{GpuFacts, Record};
+use crate::store::{Store, StoreError};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where measurements come from: the real GPU through `cuda-runner`
+/// children ([`IsolatedBench`]), or a stand-in in tests.
+pub trait Bench {
+    /// The usable GPU, if any. Called once per session, and only when
+    /// something needs measuring.
+    fn probe(&mut self) -> Option<GpuFacts>;
+    /// Measures one example; every way it can end is a record.
+    fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record;
+    /// How the bench is named in messages.
+    fn describe(&self) -> String;
+}
+
+/// The real bench: `cuda-runner measure` child processes.
+#[derive(Debug, Clone)]
+pub struct IsolatedBench {
+    /// The runner executable (path, or name on PATH).
+    pub runner: PathBuf,
+    /// The GPU the probe found, for records of children stopped before they
+    /// could report it (time-outs).
+    pub probed: Option<GpuFacts>,
+}
+
+impl IsolatedBench {
+    /// A bench that runs `runner`.
+    pub fn new(runner: PathBuf) -> Self {
+        IsolatedBench {
+            runner,
+            probed: None,
+        }
+    }
+}
+
+impl Bench for IsolatedBench {
+    fn probe(&mut self) -> Option<GpuFacts> {
+        self.probed = isolate::probe_gpu(&self.runner);
+        self.probed.clone()
+    }
+
+    fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
+        isolate::measure_isolated(&self.runner, example, key, limit, self.probed.as_ref())
+    }
+
+    fn describe(&self) -> String {
+        format!("`{} device --json`", self.runner.display())
+    }
+}
+
+/// One example to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'a> {
+    /// The example.
+    pub example: &'a Example,
+    /// Its current key.
+    pub key: &'a str,
+    /// The time limit of each of its processes.
+    pub limit: Duration,
+}
+
+/// What a session does, as it happens.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The GPU answered; `count` examples will be measured, each by
+    /// `processes` child processes.
+    Started {
+        /// The GPU.
+        gpu: &'a GpuFacts,
+        /// Examples to measure.
+        count: usize,
+        /// Processes per example.
+        processes: usize,
+    },
+    /// Example `index` (from 0) of `count` starts.
+    Measuring {
+        /// Its position.
+        index: usize,
+        /// How many in all.
+        count: usize,
+        /// The example.
+        example: &'a Example,
+        /// Since the session started.
+        elapsed: Duration,
+    },
+    /// Example `index` ended with `record`; `stored` is where it was
+    /// written or why it could not be (`None` without a store).
+    Measured {
+        /// Its position.
+        index: usize,
+        /// The example.
+        example: &'a Example,
+        /// Its record.
+        record: &'a Record,
+        /// The store's answer.
+        stored: Option<&'a Result<PathBuf, StoreError>>,
+    },
+}
+
+/// How one job ended.
+#[derive(Debug)]
+pub struct Done {
+    /// The record.
+    pub record: Record,
+    /// Where it was stored, or why not; `None` without a store.
+    pub stored: Option<Result<PathBuf, StoreError>>,
+}
+
+/// No GPU answered the bench's probe; nothing was measured.
+#[derive(Debug, thiserror::Error)]
+#[error("no GPU answered {probe}")]
+pub struct NoGpu {
+    /// How the GPU was looked for.
+    pub probe: String,
+}
+
+/// Measures `jobs` in order on `bench`, storing each record in `store` (if
+/// any) as soon as it exists, and telling `on_event` each step. Returns one
+/// [`Done`] per job, in order.
+pub fn run(
+    jobs: &[Job<'_>],
+    bench: &mut dyn Bench,
+    store: Option<&Store>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Vec<Done>, NoGpu> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let gpu = bench.probe().ok_or_else(|| NoGpu {
+        probe: bench.describe(),
+    })?;
+    on_event(Event::Started {
+        gpu: &gpu,
+        count: jobs.len(),
+        processes: crate::diagnostics::processes(),
+    });
+    let started = Instant::now();
+    let mut done = Vec::with_capacity(jobs.len());
+    for (index, job) in jobs.iter().enumerate() {
+        on_event(Event::Measuring {
+            index,
+            count: jobs.len(),
+            example: job.example,
+            elapsed: started.elapsed(),
+        });
+        let record = bench.measure(job.example, job.key, job.limit);
+        let stored = store.map(|s| s.write(&record));
+        on_event(Event::Measured {
+            index,
+            example: job.example,
+            record: &record,
+            stored: stored.as_ref(),
+        });
+        done.push(Done { record, stored });
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+
+    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    /// Answers with a GPU (or none) and a passing record per example.
+    struct Stand {
+        gpu: bool,
+        probes: usize,
+    }
+
+    impl Bench for Stand {
+        fn probe(&mut self) -> Option<GpuFacts> {
+            self.probes += 1;
+            self.gpu.then(|| GpuFacts {
+                name: "Stand-in".into(),
+                compute_capability: "9.0".into(),
+                sm_count: 132,
+                l2_bytes: 1,
+                memory_bytes: 1,
+                peak_gbs: 1.0,
+                peak_source: "datasheet".into(),
+                driver: "0".into(),
+                cuda_driver_api: "13.0".into(),
+                nvrtc: "13.0".into(),
+            })
+        }
+
+        fn measure(&mut self, example: &Example, key: &str, _limit: Duration) -> Record {
+            Record::failure(example, key, Status::Pass, "", "")
+        }
+
+        fn describe(&self) -> String {
+            "the stand-in".into()
+        }
+    }
+
+    fn examples(dir: &std::path::Path) -> Vec<Example> {
+        ["a", "b"]
+            .iter()
+            .map(|id| Example::from_inline(dir, "src/ch.md", dir, BODY, 1, id).unwrap())
+            .collect()
+    }
+
+    // Each example is measured in order, stored at once, and every step is
+    // told: started, then measuring and measured per example.
+    #[test]
+    fn measures_in_order_stores_each_and_tells_every_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("results"));
+        let ex = examples(dir.path());
+        let jobs: Vec<Job<'_>> = ex
+            .iter()
+            .map(|e| Job {
+                example: e,
+                key: "k1",
+                limit: Duration::from_secs(1),
+            })
+            .collect();
+        let mut bench = Stand {
+            gpu: true,
+            probes: 0,
+        };
+        let mut told = Vec::new();
+        let done = run(&jobs, &mut bench, Some(&store), &mut |e| {
+            told.push(match e {
+                Event::Started { count, .. } => format!("started {count}"),
+                Event::Measuring { index, example, .. } => {
+                    format!("measuring {index} {}", example.id)
+                }
+                Event::Measured {
+                    example, stored, ..
+                } => {
+                    // Stored before it is told.
+                    assert!(store.read(&example.id).unwrap().is_some());
+                    format!("measured {} stored {}", example.id, stored.unwrap().is_ok())
+                }
+            })
+        })
+        .unwrap();
+        assert_eq!(
+            told,
+            [
+                "started 2",
+                "measuring 0 a",
+                "measured a stored true",
+                "measuring 1 b",
+                "measured b stored true"
+            ]
+        );
+        assert_eq!(done.len(), 2);
+        assert_eq!(bench.probes, 1);
+    }
+
+    // Without a GPU nothing is measured and the error names the probe;
+    // with nothing to measure the GPU is not even asked.
+    #[test]
+    fn no_gpu_measures_nothing_and_no_jobs_ask_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = examples(dir.path());
+        let jobs = [Job {
+            example: &ex[0],
+            key: "k",
+            limit: Duration::from_secs(1),
+        }];
+        let mut bench = Stand {
+            gpu: false,
+            probes: 0,
+        };
+        let err = run(&jobs, &mut bench, None, &mut |_| panic!("nothing to tell")).unwrap_err();
+        assert_eq!(err.to_string(), "no GPU answered the stand-in");
+        assert!(run(&[], &mut bench, None, &mut |_| {}).unwrap().is_empty());
+        assert_eq!(bench.probes, 1);
+    }
+}

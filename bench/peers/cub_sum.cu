@@ -14,6 +14,8 @@
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
+#include "method.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -61,7 +63,7 @@ void release_blocker() {
     } while (0)
 
 // ---------------------------------------------------------------------------
-// The sampling policy: the runner's POLICY (measure.rs), value for value.
+// The sampling policy: the runner's POLICY (runner/core/src/method.rs), value for value.
 
 constexpr size_t kMinSamples = 10;
 constexpr double kTargetNoise = 0.005;     // relative stdev that ends sampling
@@ -76,6 +78,18 @@ size_t kMaxSamples = 2000;
 constexpr double kMaxWallS = 12.0;
 constexpr unsigned long long kBlockerTimeoutNs = 2000000000ull;
 
+// The policy of this process, for method::stop_after.
+method::Policy policy() {
+    method::Policy p;
+    p.min_samples = kMinSamples;
+    p.target_noise = kTargetNoise;
+    p.min_gpu_s = kMinGpuS;
+    p.timeout_s = kTimeoutS;
+    p.max_wall_s = kMaxWallS;
+    p.max_samples = kMaxSamples;
+    return p;
+}
+
 // ---------------------------------------------------------------------------
 // The runner's own support kernels, compiled into this program: cm_blocker
 // holds the stream until the host has queued the timed work, so host launch
@@ -83,35 +97,11 @@ constexpr unsigned long long kBlockerTimeoutNs = 2000000000ull;
 #include "../../runner/src/support_kernels.cu"
 
 // ---------------------------------------------------------------------------
-// Statistics, as in measure.rs.
+// Statistics and the stop rule: method.h, shared with the conformance test
+// that holds them to the Rust and Python rules.
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    size_t m = v.size() / 2;
-    return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2.0;
-}
-
-// Sample standard deviation over mean (0 for fewer than two values).
-double rel_stdev(const std::vector<double>& v) {
-    if (v.size() < 2) return 0.0;
-    double mean = 0.0;
-    for (double x : v) mean += x;
-    mean /= double(v.size());
-    double var = 0.0;
-    for (double x : v) var += (x - mean) * (x - mean);
-    var /= double(v.size() - 1);
-    return mean > 0.0 ? std::sqrt(var) / mean : 0.0;
-}
-
-// The noise estimate has stopped improving: over the last quarter of the
-// samples it moved by less than 1% of its value.
-bool noise_settled(const std::vector<double>& history) {
-    size_t n = history.size();
-    double back = history[n - n / 4 - 1];
-    double now = history[n - 1];
-    return now > 0.0 && std::fabs((back - now) / now) < 0.01;
-}
+using method::median;
+using method::rel_stdev;
 
 // ---------------------------------------------------------------------------
 // NVML, loaded at run time (no link-time dependency), for the SM clock read
@@ -261,19 +251,11 @@ struct Timer {
             double noise = rel_stdev(s.times_us);
             // One entry per kept sample, as the runner keeps it.
             if (!throttled) noise_history.push_back(noise);
-            if (n >= kMinSamples) {
-                if (gpu_s >= kMinGpuS && noise <= kTargetNoise) break;
-                if (gpu_s >= kMinGpuS && n >= 4 * kMinSamples && noise_settled(noise_history)) break;
-                if (n >= kMaxSamples) break;
-            }
             double elapsed =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            if (elapsed > kTimeoutS && n >= kMinSamples) {
-                s.noisy = noise > kTargetNoise;
-                break;
-            }
-            if (elapsed > kMaxWallS) {
-                s.noisy = true;
+            int verdict = method::stop_after(policy(), noise_history, gpu_s, elapsed);
+            if (verdict >= 0) {
+                s.noisy = verdict == 1;
                 break;
             }
         }

@@ -22,6 +22,9 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from method import Policy, median, rel_stdev, stop_after  # noqa: E402
+
 # The sampling policy: the runner's POLICY (measure.rs), value for value.
 MIN_SAMPLES = 10
 TARGET_NOISE = 0.005      # relative stdev that ends sampling
@@ -70,31 +73,6 @@ extern "C" __global__ void fill_uniform(float* x, unsigned long long n, unsigned
     }
 }
 """
-
-
-def median(v):
-    if not v:
-        return 0.0
-    s = sorted(v)
-    m = len(s) // 2
-    return s[m] if len(s) % 2 == 1 else (s[m - 1] + s[m]) / 2.0
-
-
-def rel_stdev(v):
-    """Sample standard deviation over mean (0 for fewer than two values)."""
-    if len(v) < 2:
-        return 0.0
-    mean = sum(v) / len(v)
-    var = sum((x - mean) ** 2 for x in v) / (len(v) - 1)
-    return math.sqrt(var) / mean if mean > 0.0 else 0.0
-
-
-def noise_settled(history):
-    """Over the last quarter of the samples the noise moved by < 1%."""
-    n = len(history)
-    back = history[n - n // 4 - 1]
-    now = history[n - 1]
-    return now > 0.0 and abs((back - now) / now) < 0.01
 
 
 def finite_or_none(x):
@@ -223,6 +201,18 @@ class Timer:
         ms = self.cp.cuda.get_elapsed_time(self.start, self.stop)
         return ms * 1000.0, self.flag[1] != 0
 
+    @staticmethod
+    def policy():
+        """This process's share of the policy, for method.stop_after."""
+        return Policy(
+            min_samples=MIN_SAMPLES,
+            target_noise=TARGET_NOISE,
+            min_gpu_s=MIN_GPU_S,
+            timeout_s=TIMEOUT_S,
+            max_wall_s=MAX_WALL_S,
+            max_samples=MAX_SAMPLES,
+        )
+
     def cold(self, work):
         """Warm-up, then adaptive sampling with the runner's stop rules."""
         times, clocks, history = [], [], []
@@ -245,19 +235,10 @@ class Timer:
             noise = rel_stdev(times)
             if len(history) < n:  # one entry per kept sample, as the runner keeps it
                 history.append(noise)
-            if n >= MIN_SAMPLES:
-                if gpu_s >= MIN_GPU_S and noise <= TARGET_NOISE:
-                    break
-                if gpu_s >= MIN_GPU_S and n >= 4 * MIN_SAMPLES and noise_settled(history):
-                    break
-                if n >= MAX_SAMPLES:
-                    break
             elapsed = time.monotonic() - started
-            if elapsed > TIMEOUT_S and n >= MIN_SAMPLES:
-                noisy = noise > TARGET_NOISE
-                break
-            if elapsed > MAX_WALL_S:
-                noisy = True
+            verdict = stop_after(self.policy(), history, gpu_s, elapsed)
+            if verdict is not None:
+                noisy = verdict
                 break
         return {
             "times": times,

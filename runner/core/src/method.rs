@@ -106,6 +106,26 @@ pub struct Ceilings {
     /// Bytes streamed by the read measurement.
     pub buffer_bytes: u64,
 }
+/// Replays a stream of samples through the stop rule as the timer takes
+/// them: each `(time_us, elapsed_s)` is one kept sample and the wall time
+/// since the warm-up when it was taken. Returns how many samples were kept
+/// when sampling stopped and whether the figure is noisy, or `None` if the
+/// stream ends first. The conformance test feeds the same streams to the
+/// C++ and Python peers' rules (bench/peers/conformance).
+pub fn replay(policy: &Policy, samples: &[(f64, f64)]) -> Option<(usize, bool)> {
+    let mut times = Vec::new();
+    let mut history = Vec::new();
+    for &(t, elapsed) in samples {
+        times.push(t);
+        history.push(rel_stdev(&times));
+        let gpu_s = times.iter().sum::<f64>() / 1e6;
+        if let Some(noisy) = stop_after(policy, &history, gpu_s, elapsed) {
+            return Some((times.len(), noisy));
+        }
+    }
+    None
+}
+
 /// Median of a slice (0 when empty).
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
@@ -249,5 +269,58 @@ mod tests {
         assert!(noise_settled(&flat));
         let falling: Vec<f64> = (1..=40).map(|i| 1.0 / i as f64).collect();
         assert!(!noise_settled(&falling));
+    }
+
+    /// One conformance line per canned stream: `name stop N noisy|quiet
+    /// median M` or `name never`.
+    fn conformance(streams: &str) -> String {
+        let mut out = String::new();
+        for line in streams
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
+            let (head, body) = line.split_once(" : ").expect("a stream line has ' : '");
+            let f: Vec<&str> = head.split_whitespace().collect();
+            let num = |i: usize| f[i].parse::<f64>().unwrap();
+            let policy = Policy {
+                min_samples: f[1].parse().unwrap(),
+                target_noise: num(2),
+                min_gpu_s: num(3),
+                timeout_s: num(4),
+                max_wall_s: num(5),
+                max_samples: f[6].parse().unwrap(),
+                ..POLICY
+            };
+            let samples: Vec<(f64, f64)> = body
+                .split_whitespace()
+                .map(|s| {
+                    let (t, e) = s.split_once('@').unwrap();
+                    (t.parse().unwrap(), e.parse().unwrap())
+                })
+                .collect();
+            match replay(&policy, &samples) {
+                Some((n, noisy)) => {
+                    let times: Vec<f64> = samples[..n].iter().map(|s| s.0).collect();
+                    out.push_str(&format!(
+                        "{} stop {n} {} median {:.3}\n",
+                        f[0],
+                        if noisy { "noisy" } else { "quiet" },
+                        median(&times)
+                    ));
+                }
+                None => out.push_str(&format!("{} never\n", f[0])),
+            }
+        }
+        out
+    }
+
+    // The Rust stop rule gives the committed verdict on every canned stream;
+    // the C++ (cub_sum.cu) and Python (python_peers.py) rules are held to
+    // the same file by scripts/test, so the three methods cannot drift.
+    #[test]
+    fn the_stop_rule_matches_the_conformance_file() {
+        let got = conformance(include_str!("../../../bench/peers/conformance/streams.txt"));
+        let want = include_str!("../../../bench/peers/conformance/expected.txt");
+        assert_eq!(got, want);
     }
 }

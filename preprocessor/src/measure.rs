@@ -215,7 +215,10 @@ fn outcome_line(record: &Record) -> String {
     if !record.message.is_empty() {
         line.push_str(&format!(": {}", record.message));
     }
-    line.push_str(&format!(" ({:.1} s)", record.wall_s));
+    match &record.cost {
+        Some(cost) => line.push_str(&format!(" ({:.1} s: {})", record.wall_s, cost.describe())),
+        None => line.push_str(&format!(" ({:.1} s)", record.wall_s)),
+    }
     line
 }
 
@@ -450,6 +453,18 @@ mod tests {
         assert_eq!(
             outcome_line(&record(Status::Pass, Expectation::Pass)),
             "pass (3.5 s)"
+        );
+        // Where the time went, when the processes said.
+        let mut costed = record(Status::Pass, Expectation::Pass);
+        costed.cost = Some(cuda_measured_core::record::Cost {
+            start_s: 0.4,
+            context_s: 1.0,
+            timing_s: 2.1,
+            ..Default::default()
+        });
+        assert_eq!(
+            outcome_line(&costed),
+            "pass (3.5 s: start 0.4, context 1.0, compile 0.0, support 0.0, ceilings 0.0, inputs 0.0, checks 0.0, timing 2.1)"
         );
     }
 }

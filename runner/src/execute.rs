@@ -11,7 +11,7 @@ use crate::limits::{self, DeviceLimits, KernelNeeds};
 use crate::measure::{self, Ceilings, RunError, SharedPoison, Timer};
 use crate::pool::Measured;
 use crate::problem::{self, BufferRole, Data, OutputInit, Problem};
-use crate::record::{EdgeCheck, Record, SizeResult, Status};
+use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
 use crate::size::Size;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
@@ -53,7 +53,17 @@ pub fn run_example(example: &Example, key: &str, process: usize, processes: usiz
     record.processes = 1;
     let mut samples_us = Vec::new();
     let policy = measure::POLICY.share(processes);
-    if let Err(stop) = run_into(example, &mut record, &mut samples_us, &policy, process) {
+    let mut cost = Cost::default();
+    let outcome = run_into(
+        example,
+        &mut record,
+        &mut samples_us,
+        &policy,
+        process,
+        &mut cost,
+    );
+    record.cost = Some(cost);
+    if let Err(stop) = outcome {
         record.status = stop.status;
         record.message = stop.message;
         if !stop.log.is_empty() {
@@ -70,7 +80,15 @@ fn run_into(
     samples_us: &mut Vec<Vec<f64>>,
     policy: &measure::Policy,
     process: usize,
+    cost: &mut Cost,
 ) -> Result<(), Stop> {
+    let mut phase = Instant::now();
+    // Seconds since the last phase ended; starts the next.
+    let mut lap = || {
+        let s = phase.elapsed().as_secs_f64();
+        phase = Instant::now();
+        s
+    };
     let decl = &example.declaration;
     let problem = problem::lookup(&decl.problem).ok_or_else(|| {
         Stop::new(
@@ -87,6 +105,7 @@ fn run_into(
     // Single stream, explicit synchronisation: no per-allocation events.
     // SAFETY: everything below runs on the one default stream.
     unsafe { ctx.disable_event_tracking() };
+    cost.context_s = lap();
     let arch = device::arch_of(&facts);
     record.gpu = Some(facts.clone());
     record
@@ -141,12 +160,14 @@ fn run_into(
         )
     })?;
 
+    cost.compile_s = lap();
     let mut timer = Timer::new(&ctx, &arch, facts.sm_count, facts.l2_bytes).map_err(|e| {
         Stop::new(
             Status::Fault,
             format!("the measuring support failed: {e:#}"),
         )
     })?;
+    cost.support_s = lap();
     let ceilings = timer.ceilings(policy).map_err(|e| {
         Stop::new(
             Status::Fault,
@@ -154,6 +175,7 @@ fn run_into(
         )
     })?;
     record.ceilings = Some(ceilings.clone());
+    cost.ceilings_s = lap();
 
     let mut runner = SizeRunner {
         ctx: &ctx,
@@ -166,6 +188,8 @@ fn run_into(
         sms: facts.sm_count,
         policy,
         process,
+        inputs_s: 0.0,
+        checks_s: 0.0,
     };
     for n in problem.edge_sizes() {
         let outcome = runner.run(n, None).map_err(|e| at_size(e, n))?;
@@ -195,6 +219,9 @@ fn run_into(
         record.sizes.push(result);
         samples_us.push(times);
     }
+    cost.inputs_s = runner.inputs_s;
+    cost.checks_s = runner.checks_s;
+    cost.timing_s = (lap() - runner.inputs_s - runner.checks_s).max(0.0);
     let all_pass = record.sizes.iter().all(|s| s.pass) && record.edge_checks.iter().all(|c| c.pass);
     record.status = if all_pass {
         Status::Pass
@@ -258,6 +285,10 @@ struct SizeRunner<'a> {
     sms: u32,
     policy: &'a measure::Policy,
     process: usize,
+    /// Seconds spent drawing inputs and copying them to the GPU.
+    inputs_s: f64,
+    /// Seconds spent copying answers back and checking them.
+    checks_s: f64,
 }
 
 /// A kernel argument value.
@@ -278,8 +309,11 @@ impl SizeRunner<'_> {
             Data::Exact
         };
         let stream = self.ctx.default_stream();
+        let drawn = Instant::now();
         let buffers = Buffers::allocate(self.problem, &plan, n, data, &stream)
             .map_err(measure::classify_queue_error)?;
+        stream.synchronize().map_err(RunError::Fault)?;
+        self.inputs_s += drawn.elapsed().as_secs_f64();
         let args = bind_args(&plan, &buffers, &stream).map_err(SizeError::Declared)?;
         for l in &plan.launches {
             // The driver's rule: dynamic above 48 KiB minus the static
@@ -319,9 +353,11 @@ impl SizeRunner<'_> {
         };
         poisoned_work(&stream).map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
+        let checked = Instant::now();
         let mut check = buffers
             .check(self.problem, n, data, &stream)
             .map_err(RunError::Fault)?;
+        self.checks_s += checked.elapsed().as_secs_f64();
 
         let Some(t) = timing else {
             return Ok(Outcome {
@@ -334,9 +370,11 @@ impl SizeRunner<'_> {
             .cold(self.policy, |s| buffers.reset(s, false), work)?;
         crate::diagnostics::dump_samples(&self.example.id, n, self.process, &samples.times_us);
         // The last timed run's answer must be right too.
+        let checked = Instant::now();
         let after = buffers
             .check(self.problem, n, data, &stream)
             .map_err(RunError::Fault)?;
+        self.checks_s += checked.elapsed().as_secs_f64();
         if !after.pass && check.pass {
             check = after;
         }

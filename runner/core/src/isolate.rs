@@ -69,9 +69,13 @@ pub fn measure_isolated(
     if record.gpu.is_none() {
         record.gpu = gpu.cloned();
     }
-    if record.wall_s == 0.0 {
-        record.wall_s = started.elapsed().as_secs_f64();
+    // The example's wall time as the parent saw it, process starts
+    // included; what the processes do not account for is their start.
+    let wall_s = started.elapsed().as_secs_f64();
+    if let Some(cost) = &mut record.cost {
+        cost.start_s = (wall_s - record.wall_s).max(0.0);
     }
+    record.wall_s = wall_s;
     record
 }
 

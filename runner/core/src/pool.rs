@@ -38,6 +38,10 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
     let mut out = runs[0].record.clone();
     out.processes = runs.len() as u32;
     out.wall_s = runs.iter().map(|m| m.record.wall_s).sum();
+    out.cost = runs
+        .iter()
+        .filter_map(|m| m.record.cost)
+        .reduce(crate::record::Cost::plus);
     out.measured_at = runs
         .iter()
         .map(|m| m.record.measured_at.clone())

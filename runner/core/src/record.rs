@@ -199,6 +199,75 @@ pub struct Record {
     /// Untimed edge-size checks.
     #[serde(default)]
     pub edge_checks: Vec<EdgeCheck>,
+    /// Where the measuring time went (absent in records measured before it
+    /// was kept, and in records that failed before any process reported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// Where an example's measuring time went: seconds, summed over its
+/// processes. Diagnostic only: not a figure of the kernel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// Starting and ending the processes (the parent's wall time less what
+    /// the processes account for).
+    #[serde(with = "crate::nonfinite")]
+    pub start_s: f64,
+    /// Opening the GPU (context creation).
+    #[serde(with = "crate::nonfinite")]
+    pub context_s: f64,
+    /// Compiling and loading the example.
+    #[serde(with = "crate::nonfinite")]
+    pub compile_s: f64,
+    /// Compiling the support kernels and allocating the flush buffer.
+    #[serde(with = "crate::nonfinite")]
+    pub support_s: f64,
+    /// Measuring the read and copy ceilings and the launch floor.
+    #[serde(with = "crate::nonfinite")]
+    pub ceilings_s: f64,
+    /// Drawing the inputs and copying them to the GPU.
+    #[serde(with = "crate::nonfinite")]
+    pub inputs_s: f64,
+    /// Copying answers back and checking them against the float64 reference.
+    #[serde(with = "crate::nonfinite")]
+    pub checks_s: f64,
+    /// Running and timing the kernels (correctness runs, cold samples, hot figures).
+    #[serde(with = "crate::nonfinite")]
+    pub timing_s: f64,
+}
+
+impl Cost {
+    /// The sum of two costs.
+    pub fn plus(self, o: Cost) -> Cost {
+        Cost {
+            start_s: self.start_s + o.start_s,
+            context_s: self.context_s + o.context_s,
+            compile_s: self.compile_s + o.compile_s,
+            support_s: self.support_s + o.support_s,
+            ceilings_s: self.ceilings_s + o.ceilings_s,
+            inputs_s: self.inputs_s + o.inputs_s,
+            checks_s: self.checks_s + o.checks_s,
+            timing_s: self.timing_s + o.timing_s,
+        }
+    }
+
+    /// `start 1.2, context 2.0, ...` for progress lines.
+    pub fn describe(&self) -> String {
+        [
+            ("start", self.start_s),
+            ("context", self.context_s),
+            ("compile", self.compile_s),
+            ("support", self.support_s),
+            ("ceilings", self.ceilings_s),
+            ("inputs", self.inputs_s),
+            ("checks", self.checks_s),
+            ("timing", self.timing_s),
+        ]
+        .iter()
+        .map(|(what, s)| format!("{what} {s:.1}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
 }
 
 impl Record {
@@ -234,6 +303,7 @@ impl Record {
             registers: Vec::new(),
             sizes: Vec::new(),
             edge_checks: Vec::new(),
+            cost: None,
         }
     }
 }

@@ -20,8 +20,9 @@ ensure_mdbook() {
     MDBOOK="$TOOLS/bin/mdbook"
 }
 
-# NVRTC from PyPI for compile-only checks on machines without CUDA.
-ensure_nvrtc() {
+# NVRTC on the loader path where there is one already (the CUDA toolkit's,
+# or the one ensure_nvrtc installed); returns 1 when there is none.
+use_nvrtc() {
     if [[ -n "${CUDA_MEASURED_NVRTC_DIR:-}" ]]; then
         export LD_LIBRARY_PATH="$CUDA_MEASURED_NVRTC_DIR:${LD_LIBRARY_PATH:-}"
         return
@@ -32,6 +33,14 @@ ensure_nvrtc() {
             return
         fi
     done
+    return 1
+}
+
+# NVRTC from PyPI for compile-only checks on machines without CUDA.
+ensure_nvrtc() {
+    if use_nvrtc; then
+        return
+    fi
     echo "[setup] installing NVRTC $NVRTC_VERSION from PyPI into .tools/nvrtc (once)" >&2
     python3 -m pip install --quiet --disable-pip-version-check --no-deps \
         --target "$TOOLS/nvrtc" "nvidia-cuda-nvrtc==$NVRTC_VERSION"

@@ -3,24 +3,28 @@
 //! allows), then rewrite each chapter, replacing runnable blocks with code
 //! and a results panel and directives with their values, and finally
 //! report problems, failing the build when `strict` or `on-failure` say so.
+//! Examples that only wait to be measured (and figures that wait only on
+//! them) are reported as [`Severity::Pending`], which `strict = "author"`
+//! accepts.
 
 use crate::catalog::{Catalog, ChapterText};
 use crate::config::{Mode, Settings};
-use crate::directives;
+use crate::directives::{self, Directive};
 use crate::measure::{self, Bench, IsolatedBench, MeasureError, Settled};
 use crate::outcome::Outcome;
 use crate::render::{self, Panel, Target};
 use crate::report::{Report, Severity};
 use crate::scan;
 use crate::splice::{self, Edit};
+use crate::status_page;
 use crate::stored::StoredReports;
-use crate::values::{self, Results};
+use crate::values::{self, Results, Value};
 use anyhow::{Context, bail};
 use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The `cuda` preprocessor.
 #[derive(Debug, Default, Clone, Copy)]
@@ -74,12 +78,17 @@ pub fn run_pass(
     let settled = measure::settle(&catalog, settings, bench, log)?;
     let stored = StoredReports::new(&settings.results, settings.shown(&settings.results));
     let results = Results::new(&catalog, &settled.outcomes, &stored);
+    let book = BookView {
+        results: &results,
+        anchors: status_page::panel_anchors(&catalog),
+        paths: chapters.iter().map(|c| c.source_path.as_path()).collect(),
+    };
     let mut report = Report::default();
     let chapters = chapters
         .iter()
         .enumerate()
         .map(|(index, chapter)| {
-            rewrite_chapter(settings, &results, target, index, chapter, &mut report)
+            rewrite_chapter(settings, &book, target, index, chapter, &mut report)
         })
         .collect();
     Ok(Pass {
@@ -131,21 +140,33 @@ pub fn process(
     Ok(book)
 }
 
+/// What rewriting a chapter needs to know of the whole book.
+struct BookView<'a> {
+    /// Every example's outcome, and the stored reports.
+    results: &'a Results<'a>,
+    /// The `id` of each entry's panel, in catalog order.
+    anchors: Vec<Option<String>>,
+    /// Each chapter's source path, relative to the chapters folder.
+    paths: Vec<&'a Path>,
+}
+
 /// Adds the problems of the chapter's examples and directives to `report`
 /// and returns its new text.
 fn rewrite_chapter(
     settings: &Settings,
-    results: &Results<'_>,
+    book: &BookView<'_>,
     target: Target,
     index: usize,
     chapter: &ChapterText,
     report: &mut Report,
 ) -> String {
+    let results = book.results;
     let content = &chapter.content;
     let crlf = splice::uses_crlf(content);
     let mut edits = Vec::new();
     let catalog = results.catalog();
-    for (entry, outcome) in catalog.entries.iter().zip(results.outcomes()) {
+    let entries = catalog.entries.iter().zip(results.outcomes());
+    for ((entry, outcome), anchor) in entries.zip(&book.anchors) {
         if entry.chapter != index {
             continue;
         }
@@ -153,6 +174,7 @@ fn rewrite_chapter(
         let raw = &content[entry.block.range.clone()];
         let panel = Panel {
             id: &id,
+            anchor: anchor.as_deref(),
             outcome,
             raw,
         };
@@ -164,6 +186,7 @@ fn rewrite_chapter(
             if let Some(reason) = outcome.problem(entry.example(), &results_file) {
                 let severity = match outcome {
                     Outcome::Broken(_) => Severity::Malformed,
+                    o if o.state().awaits_measuring() => Severity::Pending,
                     _ => Severity::Unmeasured,
                 };
                 report.push(severity, entry.place.to_string(), id.clone(), reason);
@@ -185,9 +208,17 @@ fn rewrite_chapter(
                 render::directive_error(target, &format!("{place}: {message}"))
             }
             Ok(directive) => {
-                let value = values::evaluate(directive, results);
+                let mut value = values::evaluate(directive, results);
+                if let Value::Status(page) = &mut value {
+                    page.link_from(&book.paths, &chapter.source_path);
+                }
                 if let Some(reason) = value.problem() {
-                    report.push(Severity::Unmeasured, &place, &found.text, reason);
+                    let severity = if awaits_measuring(directive, results) {
+                        Severity::Pending
+                    } else {
+                        Severity::Unmeasured
+                    };
+                    report.push(severity, &place, &found.text, reason);
                 }
                 render::value(target, &value, alone)
             }
@@ -203,6 +234,51 @@ fn rewrite_chapter(
         });
     }
     splice::apply(content, edits)
+}
+
+/// Whether a directive's figure waits only on examples that have no record
+/// for their current code yet (missing or stale), at sizes they declare:
+/// measuring settles it, so an author build accepts it. A figure of an
+/// unknown or broken example, of a size its example does not declare, or
+/// of a stored report does not wait. `{{#gpu}}` waits while no
+/// example has a current record and some wait to be measured.
+fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
+    let catalog = results.catalog();
+    let outcomes = results.outcomes();
+    if *directive == Directive::Gpu {
+        return outcomes.iter().all(|o| o.fresh().is_none())
+            && outcomes.iter().any(|o| o.state().awaits_measuring());
+    }
+    let size = match directive {
+        Directive::Measured { size, .. }
+        | Directive::Ratio { size, .. }
+        | Directive::Ladder { size, .. } => Some(*size),
+        _ => None,
+    };
+    let mut waits = false;
+    for id in directive.ids() {
+        let Some(index) = catalog.by_id(id) else {
+            return false;
+        };
+        if outcomes[index].state().awaits_measuring() {
+            let declared = catalog.entries[index]
+                .example()
+                .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)));
+            if !declared {
+                return false;
+            }
+            waits = true;
+        } else {
+            let current = match size {
+                Some(n) => results.at(id, n).is_ok(),
+                None => results.record(id).is_ok(),
+            };
+            if !current {
+                return false;
+            }
+        }
+    }
+    waits
 }
 
 /// Whether only container markers (indentation, `>`, list markers)
@@ -338,6 +414,67 @@ mod tests {
             "bare LF in {replaced:?}"
         );
         assert_eq!(pass.report.problems.len(), 2, "{:?}", pass.report);
+    }
+
+    // A figure waits to be measured (what an author build accepts) when
+    // only examples without a record for their current code stand in its
+    // way, at sizes they declare; unknown ids, undeclared sizes, broken
+    // examples and stored reports do not wait.
+    #[test]
+    fn which_figures_await_measuring() {
+        use crate::catalog::{Catalog, ChapterText};
+        use crate::test_support::record;
+        use cuda_measured_core::declaration::Expectation;
+        use cuda_measured_core::record::Status;
+        let (_dir, settings) = settings_in(&[]);
+        let text: String = ["fast", "new", "old", "bad"]
+            .iter()
+            .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
+            .chain(["```cuda run id=broken\nnot a kernel\n```\n".to_string()])
+            .collect();
+        let catalog = Catalog::build(
+            &settings,
+            &[ChapterText {
+                source_path: "ch.md".into(),
+                content: text,
+            }],
+        );
+        let pass = record(Status::Pass, Expectation::Pass);
+        let outcomes = vec![
+            Outcome::Fresh(pass.clone()),
+            Outcome::Missing,
+            Outcome::Stale(pass),
+            Outcome::Fresh(record(Status::Wrong, Expectation::Pass)),
+            Outcome::Broken("src/ch.md:40: bad".into()),
+        ];
+        let stored = StoredReports::new(&settings.results, "results");
+        let results = Results::new(&catalog, &outcomes, &stored);
+        let cases = [
+            ("{{#measured new time 2^28}}", true),
+            ("{{#measured old gbs 2^28}}", true),
+            ("{{#ratio fast new 2^28}}", true),
+            ("{{#ladder 2^28 fast old new}}", true),
+            ("{{#ceiling new read}}", true),
+            ("{{#measured new time 2^20}}", false),
+            ("{{#measured nope time 2^28}}", false),
+            ("{{#ratio new broken 2^28}}", false),
+            ("{{#ratio new fast 2^20}}", false),
+            ("{{#measured fast time 2^28}}", false),
+            ("{{#peers sum_f32}}", false),
+            ("{{#repeatability}}", false),
+            ("{{#gpu}}", false),
+        ];
+        for (text, want) in cases {
+            let found = directives::find(text, &scan::scan(text));
+            let directive = found[0].parsed.as_ref().unwrap();
+            assert_eq!(awaits_measuring(directive, &results), want, "{text}");
+        }
+        let nothing_current = [
+            Outcome::Missing,
+            Outcome::Stale(record(Status::Pass, Expectation::Pass)),
+        ];
+        let results = Results::new(&catalog, &nothing_current, &stored);
+        assert!(awaits_measuring(&Directive::Gpu, &results));
     }
 
     // Block content may only open its own block when nothing shares its line.

@@ -1,11 +1,15 @@
 //! The book's runnable examples: every chapter scanned, every
-//! `cuda run` block resolved into an [`Example`] with its key, ids checked
-//! for duplicates across the book. Both the preprocessor and the `check`
-//! and `status` subcommands start here.
+//! `cuda run` block resolved into an [`Example`] with its key, its launch
+//! plans checked against the target GPU's limits without one
+//! ([`plan_check`]), ids checked for duplicates across the book. Both the
+//! preprocessor and the `check` and `status` subcommands start here.
 
 use crate::config::Settings;
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
+use cuda_measured_core::declaration::Expectation;
 use cuda_measured_core::example::{Example, Origin};
+use cuda_measured_core::limits::KnownGpu;
+use cuda_measured_core::plan_check;
 use cuda_measured_core::store::Store;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -189,11 +193,23 @@ fn resolve(
         ),
     }
     .map_err(|e| with_place(place, e.to_string()))?;
+    static_checks(&example).map_err(|message| with_place(place, message))?;
     store
         .path_of(&example.id)
         .map_err(|e| format!("{place}: {e}"))?;
     let key = cuda_measured_core::key::example_key(&example);
     Ok(Resolved { example, key })
+}
+
+/// The checks that need no GPU and no compiler: at every declared size and
+/// edge size, the plan resolves on the book's target GPU, fits its limits
+/// and binds every argument. An example that declares `expect =
+/// "launch-error"` is left to fail on the GPU, as it says it will.
+fn static_checks(example: &Example) -> Result<(), String> {
+    if example.declaration.expect == Expectation::LaunchError {
+        return Ok(());
+    }
+    plan_check::check(example, KnownGpu::target())
 }
 
 /// Prefixes the block's place unless the message already starts with it
@@ -273,6 +289,26 @@ mod tests {
         let repeats: Vec<Option<usize>> = catalog.entries.iter().map(|e| e.repeat_of).collect();
         assert_eq!(repeats, [None, Some(0), None]);
         assert!(catalog.entries.iter().all(|e| e.resolved.is_ok()));
+    }
+
+    // A plan the target GPU would refuse is a broken example at build
+    // time, with the header line; one that declares a launch error is left
+    // to fail on the GPU, as declared.
+    #[test]
+    fn plans_the_gpu_would_refuse_are_broken_examples() {
+        let big = KERNEL.replace("block = 32", "block = 2048");
+        let declared = big.replace("sizes = ", "expect = \"launch-error\"\nsizes = ");
+        let (_dir, settings) = settings_in(&[
+            ("kernels/r/big.cu", &big),
+            ("kernels/r/declared.cu", &declared),
+        ]);
+        let text = "```cuda run file=r/big.cu\n```\n\n```cuda run file=r/declared.cu\n```\n";
+        let catalog = Catalog::build(&settings, &[chapter("a.md", text)]);
+        assert_eq!(
+            catalog.entries[0].resolved.as_ref().unwrap_err(),
+            "src/a.md:1: launch 0 (`tree`) asks for blocks of 2048 threads; NVIDIA H200 allows at most 1024 threads per block: lower `block` at kernels/r/big.cu:7"
+        );
+        assert!(catalog.entries[1].resolved.is_ok());
     }
 
     // An id that cannot be a results file name is refused before measuring.

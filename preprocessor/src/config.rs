@@ -4,7 +4,8 @@
 //! ```toml
 //! [preprocessor.cuda]
 //! mode = "auto"          # auto | frozen | force
-//! strict = false         # fail the build on stale, missing or failing results
+//! strict = false         # true: fail the build on stale, missing or failing results;
+//!                        # "author": on all but examples not yet measured
 //! runner = "cuda-runner" # path (relative to the book) or name on PATH
 //! kernels = "kernels"    # folder of kernel files, relative to the book
 //! results = "results"    # results store, relative to the book
@@ -59,9 +60,68 @@ pub enum OnFailure {
     Bail,
 }
 
+/// What a build refuses (`strict`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strict {
+    /// Nothing: malformed examples are listed, the rest counted.
+    #[default]
+    Off,
+    /// Every example that is not current and as declared, every figure
+    /// that is not measured, every stored report that is stale (CI).
+    On,
+    /// As [`Strict::On`], but examples that only wait to be measured (no
+    /// record for their current code: missing or stale) are accepted, and
+    /// so are figures that wait only on them: the check of an author
+    /// without a GPU. Broken and failed examples, figures of unknown
+    /// examples or sizes, and stale reports still fail.
+    Author,
+}
+
+impl From<bool> for Strict {
+    fn from(on: bool) -> Self {
+        if on { Strict::On } else { Strict::Off }
+    }
+}
+
+impl std::str::FromStr for Strict {
+    type Err = ConfigError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Ok(Strict::On),
+            "" | "0" | "false" | "no" | "off" => Ok(Strict::Off),
+            "author" => Ok(Strict::Author),
+            _ => Err(ConfigError::Env {
+                var: ENV_STRICT,
+                value: s.to_string(),
+                allowed: "1/true, 0/false or author",
+            }),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Bool(bool),
+            Word(String),
+        }
+        match Written::deserialize(deserializer)? {
+            Written::Bool(on) => Ok(Strict::from(on)),
+            Written::Word(word) if word == "author" => Ok(Strict::Author),
+            Written::Word(word) => Err(serde::de::Error::custom(format!(
+                "strict = {word:?} is not understood: use true, false or \"author\""
+            ))),
+        }
+    }
+}
+
 /// Environment variable overriding `mode`.
 pub const ENV_MODE: &str = "CUDA_MEASURED_MODE";
-/// Environment variable overriding `strict` (`1`/`true` or `0`/`false`).
+/// Environment variable overriding `strict` (`1`/`true`, `0`/`false` or
+/// `author`).
 pub const ENV_STRICT: &str = "CUDA_MEASURED_STRICT";
 /// Environment variable overriding `runner`.
 pub const ENV_RUNNER: &str = "CUDA_MEASURED_RUNNER";
@@ -71,7 +131,7 @@ pub const ENV_RUNNER: &str = "CUDA_MEASURED_RUNNER";
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct Table {
     mode: Option<Mode>,
-    strict: Option<bool>,
+    strict: Option<Strict>,
     runner: Option<String>,
     kernels: Option<PathBuf>,
     results: Option<PathBuf>,
@@ -115,8 +175,8 @@ pub enum ConfigError {
 pub struct Settings {
     /// When to measure.
     pub mode: Mode,
-    /// Whether anything not measured and as expected fails the build.
-    pub strict: bool,
+    /// What fails the build besides malformed examples under `on-failure`.
+    pub strict: Strict,
     /// The `cuda-runner` executable: a path, or a bare name looked up on PATH.
     pub runner: PathBuf,
     /// The book root.
@@ -146,13 +206,13 @@ impl Settings {
             .map_err(|e| ConfigError::Table(format!("{e:#}")))?
             .unwrap_or_default();
         let mut mode = table.mode.unwrap_or_default();
-        let mut strict = table.strict.unwrap_or(false);
+        let mut strict = table.strict.unwrap_or_default();
         let mut runner = table.runner;
         if let Some(value) = env(ENV_MODE).filter(|v| !v.trim().is_empty()) {
             mode = value.parse()?;
         }
         if let Some(value) = env(ENV_STRICT) {
-            strict = parse_bool(ENV_STRICT, &value)?;
+            strict = value.parse()?;
         }
         if let Some(value) = env(ENV_RUNNER).filter(|v| !v.trim().is_empty()) {
             runner = Some(value);
@@ -183,18 +243,6 @@ impl Settings {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/")
-    }
-}
-
-fn parse_bool(var: &'static str, value: &str) -> Result<bool, ConfigError> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "" | "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(ConfigError::Env {
-            var,
-            value: value.to_string(),
-            allowed: "1/true or 0/false",
-        }),
     }
 }
 
@@ -241,7 +289,7 @@ mod tests {
     fn defaults() {
         let s = load("[book]\ntitle = \"t\"\n", &[]).unwrap();
         assert_eq!(s.mode, Mode::Auto);
-        assert!(!s.strict);
+        assert_eq!(s.strict, Strict::Off);
         assert_eq!(s.kernels, Path::new("/book/kernels"));
         assert_eq!(s.results, Path::new("/book/results"));
         assert_eq!(s.src, Path::new("/book/src"));
@@ -258,7 +306,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.mode, Mode::Frozen);
-        assert!(s.strict);
+        assert_eq!(s.strict, Strict::On);
         assert_eq!(s.runner, Path::new("/book/bin/cuda-runner"));
         assert_eq!(s.kernels, Path::new("/book/k"));
         assert_eq!(s.results, Path::new("/book/r"));
@@ -280,10 +328,36 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.mode, Mode::Frozen);
-        assert!(s.strict);
+        assert_eq!(s.strict, Strict::On);
         assert_eq!(s.runner, Path::new("my-runner"));
-        assert!(load(toml_text, &[(ENV_STRICT, "1")]).unwrap().strict);
-        assert!(!load(toml_text, &[(ENV_STRICT, "0")]).unwrap().strict);
+        let strict = |value| load(toml_text, &[(ENV_STRICT, value)]).unwrap().strict;
+        assert_eq!(strict("1"), Strict::On);
+        assert_eq!(strict("0"), Strict::Off);
+        assert_eq!(strict(" Author "), Strict::Author);
+    }
+
+    // The author's mode of strict is a value of the same switch, in
+    // book.toml and from the environment, which wins.
+    #[test]
+    fn strict_author() {
+        let s = load("[preprocessor.cuda]\nstrict = \"author\"\n", &[]).unwrap();
+        assert_eq!(s.strict, Strict::Author);
+        let s = load(
+            "[preprocessor.cuda]\nstrict = false\n",
+            &[(ENV_STRICT, "author")],
+        )
+        .unwrap();
+        assert_eq!(s.strict, Strict::Author);
+        let s = load(
+            "[preprocessor.cuda]\nstrict = \"author\"\n",
+            &[(ENV_STRICT, "1")],
+        )
+        .unwrap();
+        assert_eq!(s.strict, Strict::On);
+        let err = load("[preprocessor.cuda]\nstrict = \"authors\"\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("use true, false or \"author\""), "{err}");
     }
 
     // Typos in keys or values are errors that list what is allowed.
@@ -301,5 +375,6 @@ mod tests {
         assert!(err.contains("auto, frozen or force"), "{err}");
         let err = load("", &[(ENV_STRICT, "maybe")]).unwrap_err().to_string();
         assert!(err.contains("CUDA_MEASURED_STRICT"), "{err}");
+        assert!(err.contains("1/true, 0/false or author"), "{err}");
     }
 }

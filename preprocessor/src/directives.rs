@@ -11,12 +11,15 @@
 //! - `{{#peers PROBLEM}}`: the book's kernel against vendor libraries
 //!   (chart, table and versions) from `results/peers/PROBLEM.json`;
 //! - `{{#repeatability}}`: two back-to-back measuring runs compared, from
-//!   `results/repeatability.json`.
+//!   `results/repeatability.json`;
+//! - `{{#status}}`: every example of the book with its state, record and
+//!   key figure, linked to its panel.
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
 use crate::scan::{ChapterScan, LineIndex};
 use cuda_measured_core::size::Size;
+use cuda_measured_core::suggest::{closest, message};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -44,6 +47,16 @@ pub enum Field {
 
 impl Field {
     const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error";
+    const WORDS: [&'static str; 8] = [
+        "time",
+        "gbs",
+        "pct_peak",
+        "pct_ceiling",
+        "hot",
+        "spread",
+        "samples",
+        "error",
+    ];
 
     fn parse(word: &str) -> Option<Self> {
         Some(match word {
@@ -73,6 +86,7 @@ pub enum CeilingField {
 
 impl CeilingField {
     const NAMES: &'static str = "read, copy or floor";
+    const WORDS: [&'static str; 3] = ["read", "copy", "floor"];
 
     fn parse(word: &str) -> Option<Self> {
         Some(match word {
@@ -128,6 +142,8 @@ pub enum Directive {
     },
     /// `{{#repeatability}}`.
     Repeatability,
+    /// `{{#status}}`.
+    Status,
 }
 
 impl Directive {
@@ -140,6 +156,8 @@ impl Directive {
             Directive::Ceiling { id, .. } => vec![id.as_str()],
             // The compared example is named in the stored file, not here.
             Directive::Gpu | Directive::Peers { .. } | Directive::Repeatability => Vec::new(),
+            // Every example, none by name.
+            Directive::Status => Vec::new(),
         }
     }
 }
@@ -158,10 +176,13 @@ pub struct Found {
 }
 
 /// Beginnings of the directive names this preprocessor owns (`measured`,
-/// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`): a name
-/// starting with one of these that is not exactly one of ours is a typo
-/// (`measure`, `ratios`, `peer`), not another preprocessor's directive.
-const OWNED_PREFIXES: [&str; 7] = ["measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat"];
+/// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`, `status`):
+/// a name starting with one of these that is not exactly one of ours is a
+/// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
+/// So is a name one or two letters from ours (`mesured`, `cieling`).
+const OWNED_PREFIXES: [&str; 8] = [
+    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu",
+];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\{\s*#([A-Za-z0-9_]+)([^}]*)\}\}").expect("directive pattern compiles")
@@ -175,7 +196,8 @@ pub fn find(content: &str, scan: &ChapterScan) -> Vec<Found> {
         let whole = caps.get(0).expect("group 0 always matches");
         let name = &caps[1];
         let escaped = content[..whole.start()].ends_with('\\');
-        let ours = OWNED_PREFIXES.iter().any(|p| name.starts_with(p));
+        let ours = OWNED_PREFIXES.iter().any(|p| name.starts_with(p))
+            || (!MDBOOK_DIRECTIVES.contains(&name) && closest(name, known_names()).is_some());
         if escaped || !ours || scan.in_code(whole.start()) {
             continue;
         }
@@ -196,8 +218,14 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
     match (name, args) {
         ("measured", [id, field, n]) => Ok(Directive::Measured {
             id: id.to_string(),
-            field: Field::parse(field)
-                .ok_or_else(|| format!("`{field}` is not a figure: use {}", Field::NAMES))?,
+            field: Field::parse(field).ok_or_else(|| {
+                message(
+                    &format!("`{field}` is not a figure"),
+                    field,
+                    Field::WORDS,
+                    &format!("use {}", Field::NAMES),
+                )
+            })?,
             size: size(n)?,
         }),
         ("measured", _) => Err(usage(
@@ -224,7 +252,12 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
         ("ceiling", [id, field]) => Ok(Directive::Ceiling {
             id: id.to_string(),
             field: CeilingField::parse(field).ok_or_else(|| {
-                format!("`{field}` is not a ceiling: use {}", CeilingField::NAMES)
+                message(
+                    &format!("`{field}` is not a ceiling"),
+                    field,
+                    CeilingField::WORDS,
+                    &format!("use {}", CeilingField::NAMES),
+                )
             })?,
         }),
         ("ceiling", _) => Err(usage(
@@ -242,15 +275,42 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
         )),
         ("repeatability", []) => Ok(Directive::Repeatability),
         ("repeatability", _) => Err(usage("repeatability", "it takes no arguments")),
-        _ => Err(format!(
-            "unknown directive `{{{{#{name}}}}}`: this book knows {}",
-            KNOWN.join(", ")
-        )),
+        ("status", []) => Ok(Directive::Status),
+        ("status", _) => Err(usage("status", "it takes no arguments")),
+        _ => Err(unknown_directive(name)),
     }
 }
 
+/// An unknown directive, with the one most likely meant (a typo, or a
+/// name that starts or ends differently: `measure`, `repeat`, `gpus`), or
+/// else every directive of the book.
+fn unknown_directive(name: &str) -> String {
+    let what = format!("unknown directive `{{{{#{name}}}}}`");
+    let meant = closest(name, known_names()).or_else(|| {
+        known_names().find(|k| name.len() >= 3 && (k.starts_with(name) || name.starts_with(k)))
+    });
+    match meant.and_then(|m| KNOWN.iter().find(|form| form_name(form) == m)) {
+        Some(form) => format!("{what}; did you mean `{form}`?"),
+        None => format!("{what}: this book knows {}", KNOWN.join(", ")),
+    }
+}
+
+/// The name in a directive's form: `measured` in `{{#measured ID FIELD SIZE}}`.
+fn form_name(form: &str) -> &str {
+    let rest = form.trim_start_matches("{{#");
+    rest.split([' ', '}']).next().unwrap_or(rest)
+}
+
+/// The names of this book's directives.
+fn known_names() -> impl Iterator<Item = &'static str> {
+    KNOWN.iter().map(|form| form_name(form))
+}
+
+/// mdBook's own directives, never taken for a typo of ours.
+const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
+
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 7] = [
+const KNOWN: [&str; 8] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
@@ -258,6 +318,7 @@ const KNOWN: [&str; 7] = [
     "{{#gpu}}",
     "{{#peers PROBLEM}}",
     "{{#repeatability}}",
+    "{{#status}}",
 ];
 
 /// A problem name as the runner's problems are named (`sum_f32`): it
@@ -378,6 +439,7 @@ mod tests {
                 },
             ),
             ("{{ #repeatability }}", Directive::Repeatability),
+            ("{{#status}}", Directive::Status),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -393,7 +455,7 @@ mod tests {
         let cases = [
             ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
             (
-                "{{#measured a speed 2^20}}",
+                "{{#measured a velocity 2^20}}",
                 "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error",
             ),
             ("{{#measured a time 2^x}}", "\"2^20\""),
@@ -415,6 +477,8 @@ mod tests {
             ("{{#peer sum_f32}}", "unknown directive"),
             ("{{#repeatability x}}", "no arguments"),
             ("{{#repeat}}", "{{#repeatability}}"),
+            ("{{#status all}}", "no arguments"),
+            ("{{#statuses}}", "{{#status}}"),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -424,10 +488,74 @@ mod tests {
         }
     }
 
+    // A misspelt directive or field names the one most likely meant, with
+    // its form; a name near nothing lists every directive.
+    #[test]
+    fn typos_name_the_directive_or_field_meant() {
+        let cases = [
+            (
+                "{{#mesured a time 2^20}}",
+                "unknown directive `{{#mesured}}`; did you mean `{{#measured ID FIELD SIZE}}`?",
+            ),
+            (
+                "{{#measure a time 2^20}}",
+                "unknown directive `{{#measure}}`; did you mean `{{#measured ID FIELD SIZE}}`?",
+            ),
+            (
+                "{{#measured_time a 2^20}}",
+                "unknown directive `{{#measured_time}}`; did you mean `{{#measured ID FIELD SIZE}}`?",
+            ),
+            (
+                "{{#cieling a read}}",
+                "unknown directive `{{#cieling}}`; did you mean `{{#ceiling ID FIELD}}`?",
+            ),
+            (
+                "{{#raito a b 2^20}}",
+                "unknown directive `{{#raito}}`; did you mean `{{#ratio ID_A ID_B SIZE}}`?",
+            ),
+            (
+                "{{#repeat}}",
+                "unknown directive `{{#repeat}}`; did you mean `{{#repeatability}}`?",
+            ),
+            (
+                "{{#gpus}}",
+                "unknown directive `{{#gpus}}`; did you mean `{{#gpu}}`?",
+            ),
+            (
+                "{{#measured a tme 2^20}}",
+                "`tme` is not a figure; did you mean `time`?",
+            ),
+            (
+                "{{#measured a pct_peek 2^20}}",
+                "`pct_peek` is not a figure; did you mean `pct_peak`?",
+            ),
+            (
+                "{{#measured a bandwidth 2^20}}",
+                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error",
+            ),
+            (
+                "{{#ceiling a flor}}",
+                "`flor` is not a ceiling; did you mean `floor`?",
+            ),
+        ];
+        for (text, want) in cases {
+            let got = found(text);
+            assert_eq!(got.len(), 1, "{text}");
+            assert_eq!(got[0].parsed, Err(want.to_string()), "{text}");
+        }
+        let unknown = parse("measurements", &[]).unwrap_err();
+        assert!(
+            unknown.starts_with(
+                "unknown directive `{{#measurements}}`: this book knows {{#measured ID FIELD SIZE}}, {{#ratio"
+            ),
+            "{unknown}"
+        );
+    }
+
     // Other preprocessors' directives, code and escaped directives are left alone.
     #[test]
     fn what_is_not_ours() {
-        let text = "{{#include a.rs}} {{#title T}} `{{#gpu}}` \\{{#gpu}}\n\n```\n{{#gpu}}\n```\n\n    {{#gpu}}\n";
+        let text = "{{#include a.rs}} {{#title T}} {{#playground a.rs}} {{#rustdoc_include a.rs:2}} {{#template t.md}} `{{#gpu}}` \\{{#gpu}}\n\n```\n{{#gpu}}\n```\n\n    {{#gpu}}\n";
         assert!(found(text).is_empty());
     }
 

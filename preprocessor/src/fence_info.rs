@@ -15,13 +15,14 @@ pub struct RunAttrs {
     pub id: Option<String>,
 }
 
+/// The attributes a runnable block takes (each as `name=value`).
+const ATTRIBUTES: [&str; 3] = ["file", "anchor", "id"];
+
 /// Why an info string of a `cuda run` block cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InfoError {
     /// An attribute or flag this preprocessor does not know.
-    #[error(
-        "unknown attribute `{0}` in a `cuda run` block: use file=PATH, anchor=NAME and id=ID only"
-    )]
+    #[error("{}", unknown_message(.0))]
     Unknown(String),
     /// The same attribute twice.
     #[error("attribute `{0}` is given twice: keep one")]
@@ -32,6 +33,54 @@ pub enum InfoError {
     /// A quoted value without its closing quote.
     #[error("a quoted value is not closed: end it with `\"`")]
     OpenQuote,
+    /// A word one typo away from `run` (or the language one away from
+    /// `cuda`) in a block that would otherwise show as plain code.
+    #[error(
+        "unknown word `{word}` in the block's first line; did you mean `{meant}`? Write ```{fixed} for a runnable example, or ```cuda alone for plain code"
+    )]
+    NearMiss {
+        /// The word as written (`rn`).
+        word: String,
+        /// The word meant (`run`).
+        meant: String,
+        /// The info string with the word corrected.
+        fixed: String,
+    },
+    /// An attribute of runnable blocks in a `cuda` block without `run`.
+    #[error(
+        "`{attribute}` is an attribute of runnable examples, but this block has no `run`: write ```{fixed} for a runnable example, or ```cuda alone for plain code"
+    )]
+    MissingRun {
+        /// The attribute as written (`file=r/tree.cu`).
+        attribute: String,
+        /// The info string with `run` added.
+        fixed: String,
+    },
+}
+
+/// An unknown attribute, with the attribute most likely meant.
+fn unknown_message(token: &str) -> String {
+    let what = format!("unknown attribute `{token}` in a `cuda run` block");
+    let (name, value) = match token.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (token, None),
+    };
+    let meant = cuda_measured_core::suggest::closest(name, ATTRIBUTES).map(|a| match value {
+        Some(v) => format!("{a}={v}"),
+        None => format!("{a}={}", placeholder(a)),
+    });
+    match meant {
+        Some(m) => format!("{what}; did you mean `{m}`?"),
+        None => format!("{what}: use file=PATH, anchor=NAME and id=ID only"),
+    }
+}
+
+fn placeholder(attribute: &str) -> &'static str {
+    match attribute {
+        "file" => "PATH",
+        "anchor" => "NAME",
+        _ => "ID",
+    }
 }
 
 /// One token of an info string: a flag (`run`) or `name=value`.
@@ -41,20 +90,36 @@ struct Token {
     value: Option<String>,
 }
 
+impl Token {
+    fn is_flag(&self, name: &str) -> bool {
+        self.name == name && self.value.is_none()
+    }
+
+    /// The token as it could be written back: a value with spaces or
+    /// commas (or none at all) in quotes.
+    fn written(&self) -> String {
+        match &self.value {
+            Some(v) if v.is_empty() || v.contains(|c: char| c.is_whitespace() || c == ',') => {
+                format!("{}=\"{v}\"", self.name)
+            }
+            Some(v) => format!("{}={v}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
 /// Reads an info string. `Ok(None)` means the block is not a runnable
 /// example (not `cuda`, or `cuda` without `run`) and must be left as written.
+/// A block one typo away from a runnable one (`cuda rn file=...`, `cuda
+/// file=...` without `run`, `cdua run file=...`) is an error, not plain code.
 pub fn parse(info: &str) -> Result<Option<RunAttrs>, InfoError> {
     let tokens = tokenize(info);
-    let first_is_cuda =
-        matches!(tokens.first(), Some(Ok(t)) if t.name == "cuda" && t.value.is_none());
-    if !first_is_cuda {
-        return Ok(None);
-    }
+    let first_is_cuda = matches!(tokens.first(), Some(Ok(t)) if t.is_flag("cuda"));
     let is_run = tokens
         .iter()
-        .any(|t| matches!(t, Ok(t) if t.name == "run" && t.value.is_none()));
-    if !is_run {
-        return Ok(None);
+        .any(|t| matches!(t, Ok(t) if t.is_flag("run")));
+    if !first_is_cuda || !is_run {
+        return near_miss(&tokens).map_or(Ok(None), Err);
     }
     let mut attrs = RunAttrs::default();
     let mut seen_run = false;
@@ -81,6 +146,63 @@ pub fn parse(info: &str) -> Result<Option<RunAttrs>, InfoError> {
         *slot = Some(value);
     }
     Ok(Some(attrs))
+}
+
+/// Why a block that is not a runnable example looks like a typo of one:
+/// after `cuda`, a word one edit from `run` (`rn`, `rum`, `Run`), or
+/// without `run` an attribute only runnable blocks take (`file=`,
+/// `anchor=`, `id=`); or a first word one edit from `cuda` followed by
+/// `run` and such an attribute. `cuda` alone, or with other words, stays
+/// plain code.
+fn near_miss(tokens: &[Result<Token, InfoError>]) -> Option<InfoError> {
+    let words: Vec<&Token> = tokens.iter().filter_map(|t| t.as_ref().ok()).collect();
+    let (first, rest) = words.split_first()?;
+    let has_attribute = || {
+        rest.iter()
+            .find(|t| t.value.is_some() && ATTRIBUTES.contains(&t.name.as_str()))
+    };
+    let fixed = |replace: Option<usize>, with: &str, insert_run: bool| {
+        let mut out = vec![if replace == Some(0) {
+            with.to_string()
+        } else {
+            first.written()
+        }];
+        if insert_run {
+            out.push("run".into());
+        }
+        for (i, t) in rest.iter().enumerate() {
+            out.push(if replace == Some(i + 1) {
+                with.to_string()
+            } else {
+                t.written()
+            });
+        }
+        out.join(" ")
+    };
+    let closest = cuda_measured_core::suggest::closest;
+    if first.is_flag("cuda") {
+        for (i, t) in rest.iter().enumerate() {
+            if t.value.is_none() && closest(&t.name, ["run"]).is_some() {
+                return Some(InfoError::NearMiss {
+                    word: t.name.clone(),
+                    meant: "run".into(),
+                    fixed: fixed(Some(i + 1), "run", false),
+                });
+            }
+        }
+        return has_attribute().map(|t| InfoError::MissingRun {
+            attribute: t.written(),
+            fixed: fixed(None, "", true),
+        });
+    }
+    let looks_runnable = rest.iter().any(|t| t.is_flag("run")) && has_attribute().is_some();
+    (first.value.is_none() && looks_runnable && closest(&first.name, ["cuda"]).is_some()).then(
+        || InfoError::NearMiss {
+            word: first.name.clone(),
+            meant: "cuda".into(),
+            fixed: fixed(Some(0), "cuda", false),
+        },
+    )
 }
 
 fn render_token(name: &str, value: Option<&str>) -> String {
@@ -176,8 +298,13 @@ mod tests {
         for info in [
             "",
             "cuda",
-            "cuda file=x.cu",
+            "cuda ignore",
+            "cuda editable",
+            "cuda rust",
             "cpp run",
+            "cpp run file=x.cu",
+            "cudaa",
+            "cuda-run",
             "cudax run",
             "rust,ignore",
             "cuda running",
@@ -208,5 +335,70 @@ mod tests {
                 .to_string()
                 .contains("file=PATH")
         );
+    }
+
+    // A block one typo away from a runnable example is an error naming the
+    // word and the fix, not an empty listing of plain code.
+    #[test]
+    fn near_misses_of_runnable_blocks() {
+        let cases = [
+            (
+                "cuda rn file=r/tree.cu",
+                "unknown word `rn` in the block's first line; did you mean `run`? Write ```cuda run file=r/tree.cu for a runnable example, or ```cuda alone for plain code",
+            ),
+            (
+                "cuda,Run,id=x",
+                "unknown word `Run` in the block's first line; did you mean `run`? Write ```cuda run id=x for a runnable example, or ```cuda alone for plain code",
+            ),
+            (
+                "cuda file=\"a b.cu\" urn",
+                "unknown word `urn` in the block's first line; did you mean `run`? Write ```cuda file=\"a b.cu\" run for a runnable example, or ```cuda alone for plain code",
+            ),
+            (
+                "cuda file=r/tree.cu anchor=fold",
+                "`file=r/tree.cu` is an attribute of runnable examples, but this block has no `run`: write ```cuda run file=r/tree.cu anchor=fold for a runnable example, or ```cuda alone for plain code",
+            ),
+            (
+                "cuda id=x",
+                "`id=x` is an attribute of runnable examples, but this block has no `run`: write ```cuda run id=x for a runnable example, or ```cuda alone for plain code",
+            ),
+            (
+                "CUDA run file=r/tree.cu",
+                "unknown word `CUDA` in the block's first line; did you mean `cuda`? Write ```cuda run file=r/tree.cu for a runnable example, or ```cuda alone for plain code",
+            ),
+            (
+                "cdua run id=x",
+                "unknown word `cdua` in the block's first line; did you mean `cuda`? Write ```cuda run id=x for a runnable example, or ```cuda alone for plain code",
+            ),
+        ];
+        for (info, want) in cases {
+            assert_eq!(parse(info).unwrap_err().to_string(), want, "{info}");
+        }
+    }
+
+    // An unknown attribute names the attribute most likely meant.
+    #[test]
+    fn unknown_attributes_name_the_one_meant() {
+        let cases = [
+            (
+                "cuda run fle=r/tree.cu",
+                "unknown attribute `fle=r/tree.cu` in a `cuda run` block; did you mean `file=r/tree.cu`?",
+            ),
+            (
+                "cuda run file=r/tree.cu anchr=fold",
+                "unknown attribute `anchr=fold` in a `cuda run` block; did you mean `anchor=fold`?",
+            ),
+            (
+                "cuda run id",
+                "unknown attribute `id` in a `cuda run` block; did you mean `id=ID`?",
+            ),
+            (
+                "cuda run path=x.cu",
+                "unknown attribute `path=x.cu` in a `cuda run` block: use file=PATH, anchor=NAME and id=ID only",
+            ),
+        ];
+        for (info, want) in cases {
+            assert_eq!(parse(info).unwrap_err().to_string(), want, "{info}");
+        }
     }
 }

@@ -6,7 +6,8 @@
 //! library; [`measure`] settles each [`outcome`] from the results store and,
 //! where the [`config`] mode allows, a GPU; [`stored`] reads the reports a
 //! measuring session leaves next to the records (peers, repeatability);
-//! [`values`] evaluates directives; [`render`] writes panels and values;
+//! [`values`] evaluates directives ([`status_page`] the rows of
+//! `{{#status}}`); [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
 
@@ -24,6 +25,7 @@ pub mod render;
 pub mod report;
 pub mod scan;
 pub mod splice;
+pub mod status_page;
 pub mod stored;
 pub mod values;
 

@@ -385,7 +385,7 @@ mod tests {
 
         std::fs::remove_dir(settings.results.join("c.json")).unwrap();
         let mut strict = settings.clone();
-        strict.strict = true;
+        strict.strict = crate::config::Strict::On;
         let pass = crate::book_pass::run_pass(
             &chapters(),
             &strict,
@@ -394,7 +394,7 @@ mod tests {
             &mut Vec::new(),
         )
         .unwrap();
-        assert!(pass.report.fails(true, strict.on_failure));
+        assert!(pass.report.fails(strict.strict, strict.on_failure));
         let problems: Vec<String> = pass.report.problems.iter().map(|p| p.to_string()).collect();
         let want = format!(
             "src/ch.md:31: c: measured but NOT stored ({reason}): this build's pages show figures that no file holds; make sure results/c.json can be written and build again"

@@ -1,6 +1,7 @@
-//! What the book knows about one example's result, and whether that is a
-//! problem for a strict build (with the reason a reader of the build log
-//! needs to fix it).
+//! What the book knows about one example's result, its [`State`] as the
+//! book's status lists it (`mdbook-cuda status` and the `{{#status}}`
+//! page), and whether that is a problem for a strict build (with the
+//! reason a reader of the build log needs to fix it).
 
 use cuda_measured_core::declaration::Expectation;
 use cuda_measured_core::example::Example;
@@ -41,7 +42,87 @@ impl From<Lookup> for Outcome {
     }
 }
 
+/// An example's state, as `mdbook-cuda status` and the `{{#status}}` page
+/// list it: one classification, shared by both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum State {
+    /// A record for the current code that passes, as declared.
+    Current,
+    /// A record for the current code that fails the way it declares.
+    ExpectedFailure,
+    /// A record for the current code that is not what the example
+    /// declares: a failure it does not declare, or a pass where it
+    /// declares a failure.
+    Failed,
+    /// Measured in this build, but the record could not be written.
+    NotStored,
+    /// A record for an earlier version of the code (or of the method).
+    Stale,
+    /// No record.
+    NotMeasured,
+    /// The example cannot be resolved (a message names file, line and fix).
+    Broken,
+}
+
+impl State {
+    /// Every state, in the order summaries count them.
+    pub const ALL: [State; 7] = [
+        State::Current,
+        State::ExpectedFailure,
+        State::Failed,
+        State::NotStored,
+        State::Stale,
+        State::NotMeasured,
+        State::Broken,
+    ];
+
+    /// The state in words: `current`, `not measured`.
+    pub fn word(self) -> &'static str {
+        match self {
+            State::Current => "current",
+            State::ExpectedFailure => "current (expected failure)",
+            State::Failed => "failed",
+            State::NotStored => "not stored",
+            State::Stale => "stale",
+            State::NotMeasured => "not measured",
+            State::Broken => "broken",
+        }
+    }
+
+    /// A word for CSS classes and data attributes: `current`, `not-measured`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            State::Current => "current",
+            State::ExpectedFailure => "expected-failure",
+            State::Failed => "failed",
+            State::NotStored => "not-stored",
+            State::Stale => "stale",
+            State::NotMeasured => "not-measured",
+            State::Broken => "broken",
+        }
+    }
+
+    /// Whether the example only waits to be measured on a GPU (no record
+    /// for its current code): what an author build accepts.
+    pub fn awaits_measuring(self) -> bool {
+        matches!(self, State::Stale | State::NotMeasured)
+    }
+}
+
 impl Outcome {
+    /// The example's state.
+    pub fn state(&self) -> State {
+        match self {
+            Outcome::Fresh(r) if !r.as_expected() => State::Failed,
+            Outcome::Fresh(r) if r.status != Status::Pass => State::ExpectedFailure,
+            Outcome::Fresh(_) => State::Current,
+            Outcome::Unstored { .. } => State::NotStored,
+            Outcome::Stale(_) => State::Stale,
+            Outcome::Missing => State::NotMeasured,
+            Outcome::Broken(_) => State::Broken,
+        }
+    }
+
     /// The record for the current code, if any.
     pub fn fresh(&self) -> Option<&Record> {
         match self {
@@ -215,6 +296,59 @@ mod tests {
                     "{got:?} lacks {w}"
                 ),
             }
+        }
+    }
+
+    // One classification for the status listing and the status page:
+    // each outcome has its state, and only stale and missing examples
+    // await measuring (what an author build accepts).
+    #[test]
+    fn states() {
+        let cases = [
+            (
+                Outcome::Fresh(record(Status::Pass, Expectation::Pass)),
+                State::Current,
+                "current",
+            ),
+            (
+                Outcome::Fresh(record(Status::Wrong, Expectation::Wrong)),
+                State::ExpectedFailure,
+                "current (expected failure)",
+            ),
+            (
+                Outcome::Fresh(record(Status::Fault, Expectation::Pass)),
+                State::Failed,
+                "failed",
+            ),
+            (
+                Outcome::Fresh(record(Status::Pass, Expectation::Wrong)),
+                State::Failed,
+                "failed",
+            ),
+            (
+                Outcome::Unstored {
+                    record: record(Status::Pass, Expectation::Pass),
+                    reason: "disk full".into(),
+                },
+                State::NotStored,
+                "not stored",
+            ),
+            (
+                Outcome::Stale(record(Status::Pass, Expectation::Pass)),
+                State::Stale,
+                "stale",
+            ),
+            (Outcome::Missing, State::NotMeasured, "not measured"),
+            (Outcome::Broken("x".into()), State::Broken, "broken"),
+        ];
+        for (outcome, state, word) in cases {
+            assert_eq!(outcome.state(), state, "{outcome:?}");
+            assert_eq!(state.word(), word);
+            assert_eq!(
+                state.awaits_measuring(),
+                matches!(outcome, Outcome::Stale(_) | Outcome::Missing),
+                "{outcome:?}"
+            );
         }
     }
 

@@ -5,14 +5,15 @@
 //! these values into HTML or markdown; a value that is not measured or not
 //! current is a problem for strict builds.
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Entry};
 use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
 use crate::outcome::Outcome;
+use crate::scan::RunSpec;
 use crate::stored::StoredReports;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::size::Size;
-use cuda_measured_core::{peers, repeatability};
+use cuda_measured_core::{peers, repeatability, suggest};
 use std::collections::BTreeMap;
 
 /// The book's results, by example id, and its stored reports.
@@ -53,10 +54,7 @@ impl<'a> Results<'a> {
 
     /// The current record of `id`, or why there is none.
     pub fn record(&self, id: &str) -> Result<&'a Record, String> {
-        let index = self
-            .catalog
-            .by_id(id)
-            .ok_or_else(|| format!("no example with id `{id}` in this book"))?;
+        let index = self.catalog.by_id(id).ok_or_else(|| self.unknown_id(id))?;
         match &self.outcomes[index] {
             Outcome::Fresh(r) | Outcome::Unstored { record: r, .. } => Ok(r),
             Outcome::Stale(_) => Err(format!(
@@ -67,8 +65,44 @@ impl<'a> Results<'a> {
         }
     }
 
-    /// The current figures of `id` at `size`, or why there are none.
+    /// Why no example has id `id`: it is written but broken, or it is a
+    /// typo of an id of the book, broken ones included (one or two letters
+    /// off, or another folder: `stride` for `reductions/stride`).
+    fn unknown_id(&self, id: &str) -> String {
+        let entries = &self.catalog.entries;
+        if entries
+            .iter()
+            .any(|e| e.example().is_none() && written_id(e) == Some(id))
+        {
+            return format!("`{id}` is broken, see its panel");
+        }
+        let ids: Vec<&str> = entries.iter().filter_map(written_id).collect();
+        fn last(id: &str) -> &str {
+            id.rsplit('/').next().unwrap_or(id)
+        }
+        let meant = suggest::closest(id, ids.iter().copied())
+            .or_else(|| ids.iter().copied().find(|other| last(other) == last(id)));
+        match meant {
+            Some(m) => format!("no example with id `{id}` in this book; did you mean `{m}`?"),
+            None => format!("no example with id `{id}` in this book"),
+        }
+    }
+
+    /// The current figures of `id` at `size`, or why there are none (a
+    /// size the example does not declare is named with those it does).
     pub fn at(&self, id: &str, size: Size) -> Result<(&'a Record, &'a SizeResult), String> {
+        let declared = self
+            .catalog
+            .by_id(id)
+            .and_then(|index| self.catalog.entries[index].example())
+            .map(|example| &example.declaration.sizes);
+        if let Some(sizes) = declared.filter(|sizes| !sizes.contains(&size)) {
+            let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
+            return Err(format!(
+                "`{id}` does not declare N = {size}: its declared sizes are {}",
+                list.join(", ")
+            ));
+        }
         let record = self.record(id)?;
         record
             .sizes
@@ -94,6 +128,21 @@ impl<'a> Results<'a> {
     }
 }
 
+/// The id an entry has or would have: its example's, else the one its
+/// block writes, else its file's path without the extension.
+fn written_id(entry: &Entry) -> Option<&str> {
+    if let Some(example) = entry.example() {
+        return Some(&example.id);
+    }
+    match entry.block.spec.as_ref().ok()? {
+        RunSpec::Inline { id } | RunSpec::File { id: Some(id), .. } => Some(id),
+        RunSpec::File { path, .. } => Some(
+            path.rsplit_once('.')
+                .map_or(path.as_str(), |(stem, _)| stem),
+        ),
+    }
+}
+
 /// What a directive evaluates to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -110,6 +159,8 @@ pub enum Value {
     Peers(Box<Peers>),
     /// Two measuring runs compared.
     Repeatability(Box<Repeatability>),
+    /// Every example of the book and its state.
+    Status(Box<crate::status_page::StatusPage>),
     /// Data that is not (currently) measured.
     Unmeasured(String),
 }
@@ -162,7 +213,8 @@ impl Value {
     /// Why this value makes a strict build fail, if it does.
     pub fn problem(&self) -> Option<String> {
         match self {
-            Value::Figure { .. } => None,
+            // The status of every example is listed, never a problem itself.
+            Value::Figure { .. } | Value::Status(_) => None,
             Value::Unmeasured(reason) => Some(reason.clone()),
             Value::Peers(p) => stale_problem(&p.file, p.stale.as_deref()),
             Value::Repeatability(r) => stale_problem(&r.file, r.stale.as_deref()),
@@ -261,6 +313,10 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             }
             Err(reason) => Value::Unmeasured(reason),
         },
+        Directive::Status => Value::Status(Box::new(crate::status_page::StatusPage::new(
+            results.catalog,
+            results.outcomes,
+        ))),
     }
 }
 
@@ -555,7 +611,30 @@ mod tests {
             ),
             (
                 measured("fast", Field::Time, Size(1 << 20)),
-                "no timed result at N = 2^20",
+                "`fast` does not declare N = 2^20: its declared sizes are 2^28",
+            ),
+            (
+                measured("fsat", Field::Time, n),
+                "no example with id `fsat` in this book; did you mean `fast`?",
+            ),
+            (
+                measured("r/slow", Field::Time, n),
+                "no example with id `r/slow` in this book; did you mean `slow`?",
+            ),
+            (
+                Directive::Ratio {
+                    a: "fast".into(),
+                    b: "slow".into(),
+                    size: Size(1000),
+                },
+                "`fast` does not declare N = 1000: its declared sizes are 2^28",
+            ),
+            (
+                Directive::Ceiling {
+                    id: "slwo".into(),
+                    field: CeilingField::Read,
+                },
+                "no example with id `slwo` in this book; did you mean `slow`?",
             ),
             (
                 measured("slow", Field::Hot, n),
@@ -598,6 +677,50 @@ mod tests {
         }
         let gpu = Results::new(&book.catalog, &book.outcomes[2..], &book.stored).gpu_name();
         assert!(gpu.is_err());
+    }
+
+    // An id near none of the book's gets no suggestion; the id of a block
+    // that cannot be resolved is named as broken, not as a typo.
+    #[test]
+    fn unknown_and_broken_ids() {
+        let (_dir, settings) = settings_in(&[]);
+        let text = format!(
+            "```cuda run id=fast\n{KERNEL}```\n\n```cuda run id=bad\nno header\n```\n\n```cuda run file=r/gone.cu\n```\n"
+        );
+        let catalog = Catalog::build(
+            &settings,
+            &[ChapterText {
+                source_path: "ch.md".into(),
+                content: text,
+            }],
+        );
+        let outcomes = vec![
+            Outcome::Missing,
+            Outcome::Broken("no header".into()),
+            Outcome::Broken("no file".into()),
+        ];
+        let stored = StoredReports::new(&settings.results, "results");
+        let results = Results::new(&catalog, &outcomes, &stored);
+        assert_eq!(
+            results.record("nope").unwrap_err(),
+            "no example with id `nope` in this book"
+        );
+        assert_eq!(
+            results.record("bad").unwrap_err(),
+            "`bad` is broken, see its panel"
+        );
+        assert_eq!(
+            results.record("r/gone").unwrap_err(),
+            "`r/gone` is broken, see its panel"
+        );
+        assert_eq!(
+            results.record("r/gnoe").unwrap_err(),
+            "no example with id `r/gnoe` in this book; did you mean `r/gone`?"
+        );
+        assert_eq!(
+            results.record("bda").unwrap_err(),
+            "no example with id `bda` in this book; did you mean `bad`?"
+        );
     }
 
     // A comparison is current only while its kernel's key and record are.

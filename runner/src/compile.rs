@@ -1,9 +1,12 @@
 //! NVRTC compilation of an example for one GPU architecture, straight to a
 //! cubin (machine code for that architecture, no PTX JIT at load time).
 //! `#line` markers in the source make the compiler's messages name the
-//! author's file and line.
+//! author's file and line. The same program's PTX gives the kernels it
+//! defines and their parameters ([`crate::ptx`]), which the book checks
+//! against the declaration without a GPU.
 
 use crate::example::Example;
+use crate::ptx::{self, Entry};
 use cudarc::nvrtc::sys;
 use std::ffi::{CStr, CString, c_char, c_int};
 
@@ -18,6 +21,9 @@ pub struct Compiled {
     pub log: String,
     /// `sm_90`, ...
     pub arch: String,
+    /// The kernels the program defines, with their parameters, from its
+    /// PTX.
+    pub entries: Vec<Entry>,
 }
 
 /// Why a compilation failed.
@@ -103,14 +109,17 @@ pub fn compile_source(
             sys::nvrtcCompileProgram(prog, option_ptrs.len() as c_int, option_ptrs.as_ptr());
         let log = program_log(prog);
         let result = if compiled == sys::nvrtcResult::NVRTC_SUCCESS {
-            cubin(prog).map(|cubin| Compiled {
-                cubin,
-                log,
-                arch: arch.to_string(),
+            cubin(prog).and_then(|cubin| {
+                Ok(Compiled {
+                    cubin,
+                    log,
+                    arch: arch.to_string(),
+                    entries: ptx::entries(&ptx_text(prog)?),
+                })
             })
         } else {
             Err(CompileError::Source {
-                first_error: first_error(&log),
+                first_error: cuda_measured_core::compile_hint::summary(&first_error(&log), &log),
                 log,
             })
         };
@@ -141,6 +150,18 @@ unsafe fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, CompileError> {
     // SAFETY: buf holds `size` bytes.
     check(unsafe { sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast()) })?;
     Ok(buf)
+}
+
+unsafe fn ptx_text(prog: sys::nvrtcProgram) -> Result<String, CompileError> {
+    let mut size = 0usize;
+    // SAFETY: prog is a live, compiled program (caller's contract).
+    check(unsafe { sys::nvrtcGetPTXSize(prog, &mut size) })?;
+    let mut buf = vec![0u8; size.max(1)];
+    // SAFETY: buf holds `size` bytes.
+    check(unsafe { sys::nvrtcGetPTX(prog, buf.as_mut_ptr().cast()) })?;
+    Ok(CStr::from_bytes_until_nul(&buf)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default())
 }
 
 fn check(r: sys::nvrtcResult) -> Result<(), CompileError> {

@@ -3,6 +3,7 @@
 //! time the declared sizes, and build the record. This runs inside the
 //! child process that [`crate::isolate`] starts.
 
+use crate::binding::{self, Binding};
 use crate::device;
 use crate::example::Example;
 use crate::figures;
@@ -12,6 +13,7 @@ use crate::measure::{self, Ceilings, RunError, SharedPoison, Timer};
 use crate::pool::Measured;
 use crate::problem::{self, BufferRole, Data, OutputInit, Problem};
 use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
+use crate::signature;
 use crate::size::Size;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
@@ -138,13 +140,13 @@ fn run_into(
             continue;
         }
         let f = module.load_function(&spec.kernel).map_err(|_| {
-            Stop::new(
-                Status::LaunchError,
-                format!(
+            let message = signature::kernels_defined(example, &compiled.entries)
+                .err()
+                .unwrap_or_else(|| format!(
                     "kernel `{}` is not in the compiled code: declare it `extern \"C\" __global__` so its name is not mangled",
                     spec.kernel
-                ),
-            )
+                ));
+            Stop::new(Status::LaunchError, message)
         })?;
         let kernel = kernel_needs(&f);
         record
@@ -300,7 +302,7 @@ enum Arg {
 impl SizeRunner<'_> {
     fn run(&mut self, n: u64, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
         let plan = launch_plan::resolve(&self.example.declaration, n, self.sms)
-            .map_err(|e| SizeError::Declared(e.to_string()))?;
+            .map_err(|e| SizeError::Declared(e.at(self.example)))?;
         limits::check(&plan, self.limits, self.needs, self.example).map_err(SizeError::Declared)?;
         // Edge sizes get data whose answer is exact; timed sizes random data.
         let data = if timing.is_some() {
@@ -314,7 +316,11 @@ impl SizeRunner<'_> {
             .map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         self.inputs_s += drawn.elapsed().as_secs_f64();
-        let args = bind_args(&plan, &buffers, &stream).map_err(SizeError::Declared)?;
+        let bindings =
+            binding::bind(self.example, self.problem, &plan).map_err(SizeError::Declared)?;
+        let args = buffers
+            .args(&bindings, &stream)
+            .map_err(SizeError::Declared)?;
         for l in &plan.launches {
             // The driver's rule: dynamic above 48 KiB minus the static
             // __shared__ arrays needs the opt-in attribute.
@@ -497,12 +503,27 @@ impl Buffers {
             })
     }
 
-    fn names(&self) -> Vec<String> {
-        self.inputs
+    /// The argument values of every launch: each buffer's device pointer,
+    /// each scalar's value.
+    fn args(
+        &self,
+        bindings: &[Vec<Binding>],
+        stream: &Arc<CudaStream>,
+    ) -> Result<Vec<Vec<Arg>>, String> {
+        bindings
             .iter()
-            .map(|(n, ..)| n.clone())
-            .chain(self.outputs.iter().map(|(n, ..)| n.clone()))
-            .chain(self.scratch.iter().map(|(n, _)| n.clone()))
+            .map(|launch| {
+                launch
+                    .iter()
+                    .map(|b| match b {
+                        Binding::Buffer(name) | Binding::Scratch(name) => self
+                            .pointer(name, stream)
+                            .map(Arg::Ptr)
+                            .ok_or_else(|| format!("buffer `{name}` was not allocated")),
+                        Binding::Scalar(v) => Ok(Arg::U32(*v)),
+                    })
+                    .collect()
+            })
             .collect()
     }
 
@@ -576,36 +597,4 @@ fn memset32(dev: &CudaSlice<f32>, bits: u32, stream: &Arc<CudaStream>) -> Result
     let (ptr, _sync) = dev.device_ptr(stream);
     // SAFETY: ptr addresses `len` 4-byte elements of a live allocation.
     unsafe { sys::cuMemsetD32Async(ptr, bits, dev.len(), stream.cu_stream()).result() }
-}
-
-fn bind_args(
-    plan: &ResolvedPlan,
-    buffers: &Buffers,
-    stream: &Arc<CudaStream>,
-) -> Result<Vec<Vec<Arg>>, String> {
-    plan.launches
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            l.args
-                .iter()
-                .map(|name| {
-                    if let Some(p) = buffers.pointer(name, stream) {
-                        return Ok(Arg::Ptr(p));
-                    }
-                    if let Some(v) = plan.scalars.get(name) {
-                        return u32::try_from(*v)
-                            .map(Arg::U32)
-                            .map_err(|_| format!("launch {i}: scalar `{name}` = {v} does not fit an unsigned int"));
-                    }
-                    Err(format!(
-                        "launch {i} (`{}`): argument `{name}` is neither a buffer ({}) nor a scalar ({})",
-                        l.kernel,
-                        buffers.names().join(", "),
-                        plan.scalars.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ))
-                })
-                .collect()
-        })
-        .collect()
 }

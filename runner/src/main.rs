@@ -42,6 +42,20 @@ enum Command {
         #[arg(long, default_value = "sm_90")]
         arch: String,
     },
+    /// Start a new example: write kernels/CHAPTER/NAME.cu with a header
+    /// for the problem and a minimal correct kernel (never overwriting),
+    /// then print the block to paste into the chapter and the next steps.
+    New {
+        /// `CHAPTER/NAME`: the chapter's folder under kernels/ and the
+        /// example's name (`reductions/my_sum`).
+        target: String,
+        /// The problem the kernel solves.
+        #[arg(long)]
+        problem: String,
+        /// The book's kernels folder.
+        #[arg(long, default_value = "kernels")]
+        kernels: PathBuf,
+    },
     /// Print the GPU's facts.
     Device {
         /// As JSON.
@@ -101,6 +115,11 @@ fn main() -> Result<()> {
             timeout_s,
         } => run(&paths, json, Duration::from_secs(timeout_s)),
         Command::Check { paths, arch } => check(&paths, &arch),
+        Command::New {
+            target,
+            problem,
+            kernels,
+        } => new_example(&target, &problem, &kernels),
         Command::Device { json } => device_facts(json),
         Command::Measure { job, out } => measure(&job, &out),
         Command::Compile { job, arch } => compile_job(&job, &arch),
@@ -206,6 +225,7 @@ fn compile_job(job: &Path, arch: &str) -> Result<()> {
             Ok(c) => CompileVerdict::Compiled {
                 log: c.log,
                 cubin_bytes: c.cubin.len(),
+                entries: c.entries,
             },
             Err(compile::CompileError::Source { first_error, log }) => {
                 CompileVerdict::Refused { first_error, log }
@@ -219,6 +239,26 @@ fn compile_job(job: &Path, arch: &str) -> Result<()> {
         })
         .collect();
     println!("{}", serde_json::to_string(&verdicts)?);
+    Ok(())
+}
+
+fn new_example(target: &str, problem: &str, kernels: &Path) -> Result<()> {
+    use cuda_measured_core::template;
+    if !kernels.is_dir() {
+        bail!(
+            "no folder {}: run this in the book's root (beside book.toml), or pass --kernels",
+            kernels.display()
+        );
+    }
+    let example = template::new_example(target, problem)?;
+    let path = template::write(kernels, &example)?;
+    println!(
+        "wrote {} (problem {}, kernel {})\n",
+        path.display(),
+        example.problem,
+        example.kernel
+    );
+    print!("{}", template::next_steps(&example));
     Ok(())
 }
 

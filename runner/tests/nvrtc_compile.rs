@@ -152,3 +152,145 @@ fn an_include_outside_kernels_never_reaches_nvrtc() {
     );
     assert!(!message.contains("root:"), "{message}");
 }
+
+fn book_kernels() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels")
+}
+
+/// An inline example whose header launches `kernel` with `args`.
+fn inline(kernel: &str, args: &str, code: &str) -> Example {
+    let body = format!(
+        "/*+++\nproblem = \"sum_f32\"\nsizes = [1024]\n[[launch]]\nkernel = \"{kernel}\"\ngrid = 1\nblock = 32\nargs = {args}\n+++*/\n{code}\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    Example::from_inline(
+        dir.path(),
+        "src/chapter.md",
+        dir.path(),
+        &body,
+        40,
+        "inline",
+    )
+    .unwrap()
+}
+
+// The entry points of a book kernel, read from NVRTC's own PTX: two
+// pointers and an unsigned int per kernel, matching its declaration.
+#[test]
+fn entry_points_of_a_book_kernel_are_read_from_the_ptx() {
+    use cuda_runner::ptx::{Entry, ParamKind::*};
+    let kernels = book_kernels();
+    let root = kernels.parent().unwrap();
+    let example = Example::from_file(root, &kernels, "reductions/two_pass.cu", None, None).unwrap();
+    let compiled = compile_or_explain(&example).expect("compiles");
+    let entry = |name: &str| Entry {
+        name: name.into(),
+        params: vec![U64, U64, U32],
+    };
+    assert_eq!(
+        compiled.entries,
+        [entry("partial_sums"), entry("final_sum")]
+    );
+    assert_eq!(
+        cuda_runner::signature::check(&example, &compiled.entries),
+        Ok(())
+    );
+}
+
+// A kernel without `extern "C"` compiles under its mangled C++ name, and
+// the check says to declare it `extern "C"`.
+#[test]
+fn a_kernel_without_extern_c_is_found_under_its_mangled_name() {
+    let example = inline(
+        "sum_k",
+        r#"["input", "out", "n"]"#,
+        "__global__ void sum_k(const float* x, float* out, unsigned n) {}",
+    );
+    let compiled = compile_or_explain(&example).expect("compiles");
+    let names: Vec<&str> = compiled.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["_Z5sum_kPKfPfj"]);
+    assert_eq!(
+        cuda_runner::signature::check(&example, &compiled.entries).unwrap_err(),
+        "launch 0: kernel `sum_k` is in the compiled code only under its C++ name `_Z5sum_kPKfPfj`: declare it `extern \"C\" __global__` so that its name is kept (`kernel` at src/chapter.md:44)"
+    );
+}
+
+// A misspelt kernel name, a missing `n` and a `size_t n` are each caught
+// against what NVRTC compiled.
+#[test]
+fn declarations_that_do_not_match_the_compiled_kernel_are_caught() {
+    let code = "extern \"C\" __global__ void sum_k(const float* x, float* out, unsigned n) {}\nextern \"C\" __global__ void sum_wide(const float* x, float* out, size_t n) {}";
+    let check = |kernel: &str, args: &str| {
+        let example = inline(kernel, args, code);
+        let compiled = compile_or_explain(&example).expect("compiles");
+        cuda_runner::signature::check(&example, &compiled.entries)
+    };
+    assert_eq!(check("sum_k", r#"["input", "out", "n"]"#), Ok(()));
+    assert_eq!(
+        check("sum_typo", r#"["input", "out", "n"]"#).unwrap_err(),
+        "launch 0: kernel `sum_typo` is not in the compiled code; it defines: sum_k, sum_wide: fix `kernel` at src/chapter.md:44"
+    );
+    assert_eq!(
+        check("sum_k", r#"["input", "out"]"#).unwrap_err(),
+        "launch 0 (`sum_k`) passes 2 arguments (input, out), but the kernel takes 3 parameters (64-bit, 64-bit, 32-bit int): the kernel would read garbage for what is missing; list one argument per parameter, in order, in `args` at src/chapter.md:47"
+    );
+    assert_eq!(
+        check("sum_wide", r#"["input", "out", "n"]"#).unwrap_err(),
+        "launch 0 (`sum_wide`): argument 3, `n`, is a scalar and binds as an unsigned int (32 bits), but the kernel's parameter 3 is a 64-bit value (a pointer, or an integer such as size_t): take scalars as `unsigned int` in the kernel, or put `args` in the kernel's order at src/chapter.md:47"
+    );
+}
+
+// `cuda-runner compile`, the entry `mdbook-cuda check` uses, reports each
+// compiled example's entry points.
+#[test]
+fn the_compile_job_reports_entry_points() {
+    use cuda_runner::compile_job::{CompileJob, CompileVerdict};
+    if compile::nvrtc_version().is_none() {
+        panic!(
+            "NVRTC is not on the loader path: run scripts/test, or add nvidia/cu13/lib of `pip install nvidia-cuda-nvrtc==13.0.88` to LD_LIBRARY_PATH"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job.json");
+    let example = inline(
+        "sum_k",
+        r#"["input", "out", "n"]"#,
+        "extern \"C\" __global__ void sum_k(const float* x, float* out, unsigned n) {}",
+    );
+    let examples = vec![example];
+    std::fs::write(&job, serde_json::to_vec(&CompileJob { examples }).unwrap()).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+        .args(["compile", "--arch", ARCH, "--job"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let verdicts: Vec<CompileVerdict> = serde_json::from_slice(&output.stdout).unwrap();
+    match &verdicts[..] {
+        [CompileVerdict::Compiled { entries, .. }] => {
+            assert_eq!(entries.len(), 1);
+            assert_eq!(entries[0].name, "sum_k");
+        }
+        other => panic!("expected one compiled verdict, got {other:?}"),
+    }
+}
+
+// A host header (which NVRTC does not ship) is explained in the summary line:
+// device printf needs no include.
+#[test]
+fn a_host_header_is_explained() {
+    let body = "/*+++\nproblem = \"sum_f32\"\nsizes = [1024]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\n#include <cstdio>\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) { printf(\"%u\\n\", n); }\n";
+    let dir = tempfile::tempdir().unwrap();
+    let example =
+        Example::from_inline(dir.path(), "src/ch.md", dir.path(), body, 5, "host").unwrap();
+    match compile_or_explain(&example) {
+        Err(CompileError::Source { first_error, .. }) => {
+            assert!(first_error.starts_with("src/ch.md(14)"), "{first_error}");
+            assert!(
+                first_error.contains("NVRTC has no host headers; device printf needs no include"),
+                "{first_error}"
+            );
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}

@@ -2,7 +2,10 @@
 //! example of the book with NVRTC, without a GPU and without measuring,
 //! and prints one line per example. Exits non-zero when an example does not
 //! resolve or does not compile (unless it declares `expect =
-//! "compile-error"`), so authors and CI catch mistakes before a GPU build.
+//! "compile-error"`), or when its declaration does not match the kernels
+//! NVRTC compiled (a kernel the program does not define, a kernel without
+//! `extern "C"`, `args` that do not match the kernel's parameters), so
+//! authors and CI catch mistakes before a GPU build.
 //! The compiling is the runner's (`cuda-runner compile`, the `runner` of
 //! `[preprocessor.cuda]`): this plugin never loads NVRTC or CUDA itself.
 
@@ -13,6 +16,8 @@ use anyhow::Context;
 use cuda_measured_core::compile_job::{CompileJob, CompileVerdict};
 use cuda_measured_core::declaration::Expectation;
 use cuda_measured_core::example::Example;
+use cuda_measured_core::ptx::Entry;
+use cuda_measured_core::signature;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -169,15 +174,24 @@ fn judge(example: &Example, verdict: CompileVerdict) -> Verdict {
             summary: "compiles, but declares expect = \"compile-error\"".into(),
             log,
         },
-        CompileVerdict::Compiled { log, .. } => Verdict {
-            ok: true,
-            summary: if log.trim().is_empty() {
-                "compiles".into()
-            } else {
-                "compiles, with warnings".into()
-            },
-            log,
-        },
+        CompileVerdict::Compiled { log, entries, .. } => {
+            match declared_kernels(example, &entries) {
+                Err(message) => Verdict {
+                    ok: false,
+                    summary: format!("compiles, but does not match its declaration: {message}"),
+                    log,
+                },
+                Ok(()) => Verdict {
+                    ok: true,
+                    summary: if log.trim().is_empty() {
+                        "compiles".into()
+                    } else {
+                        "compiles, with warnings".into()
+                    },
+                    log,
+                },
+            }
+        }
         CompileVerdict::Refused { first_error, log } => Verdict {
             ok: declared_error,
             summary: if declared_error {
@@ -192,5 +206,87 @@ fn judge(example: &Example, verdict: CompileVerdict) -> Verdict {
             summary: message,
             log: String::new(),
         },
+    }
+}
+
+/// The declaration against the compiled program's kernels
+/// ([`signature::check`]). An example that declares `expect =
+/// "launch-error"` may name a kernel the program lacks: the runner reports
+/// that as the launch error it declares.
+fn declared_kernels(example: &Example, entries: &[Entry]) -> Result<(), String> {
+    let result = signature::check(example, entries);
+    if example.declaration.expect == Expectation::LaunchError
+        && signature::kernels_defined(example, entries).is_err()
+    {
+        return Ok(());
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuda_measured_core::ptx::ParamKind;
+
+    fn example(expect: &str, args: &str) -> Example {
+        let body = format!(
+            "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n{expect}[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = {args}\n+++*/\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        Example::from_inline(dir.path(), "src/ch.md", dir.path(), &body, 3, "demo").unwrap()
+    }
+
+    fn compiled(name: &str) -> CompileVerdict {
+        CompileVerdict::Compiled {
+            log: String::new(),
+            cubin_bytes: 1,
+            entries: vec![Entry {
+                name: name.into(),
+                params: vec![ParamKind::U64, ParamKind::U64, ParamKind::U32],
+            }],
+        }
+    }
+
+    // A declaration that matches its kernel passes; one whose args do not
+    // is a failure naming the `args` line.
+    #[test]
+    fn a_mismatched_declaration_fails_the_check() {
+        let ok = judge(&example("", r#"["input", "out", "n"]"#), compiled("k"));
+        assert!(ok.ok, "{}", ok.summary);
+        let bad = judge(&example("", r#"["input", "out"]"#), compiled("k"));
+        assert!(!bad.ok);
+        assert!(
+            bad.summary.starts_with(
+                "compiles, but does not match its declaration: launch 0 (`k`) passes 2 arguments (input, out), but the kernel takes 3 parameters"
+            ),
+            "{}",
+            bad.summary
+        );
+        assert!(
+            bad.summary.ends_with("in `args` at src/ch.md:10"),
+            "{}",
+            bad.summary
+        );
+    }
+
+    // A missing kernel is what an example declaring a launch error may
+    // demonstrate; otherwise it fails.
+    #[test]
+    fn a_missing_kernel_passes_only_when_a_launch_error_is_declared() {
+        let args = r#"["input", "out", "n"]"#;
+        let plain = judge(&example("", args), compiled("_Z1kPKfPfj"));
+        assert!(!plain.ok);
+        assert!(
+            plain
+                .summary
+                .contains("only under its C++ name `_Z1kPKfPfj`"),
+            "{}",
+            plain.summary
+        );
+        let declared = judge(
+            &example("expect = \"launch-error\"\n", args),
+            compiled("_Z1kPKfPfj"),
+        );
+        assert!(declared.ok, "{}", declared.summary);
     }
 }

@@ -1,13 +1,14 @@
 //! `mdbook-cuda status [--book DIR]`: which examples have current results,
 //! which are stale, missing, broken or not as declared, and which
 //! directives point at data that is not measured; read from the store
-//! only, never measuring. Exits non-zero when a strict build would fail.
+//! only, never measuring. The states are [`Outcome::state`]'s, the same
+//! as the `{{#status}}` page's. Exits non-zero when a strict build would
+//! fail (an author build, under `CUDA_MEASURED_STRICT=author`).
 
 use crate::book_files;
 use crate::book_pass::{run_pass, summary_line};
-use crate::config::{Mode, Settings};
+use crate::config::{Mode, OnFailure, Settings, Strict};
 use crate::measure::IsolatedBench;
-use crate::outcome::Outcome;
 use crate::render::Target;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,7 +42,7 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
         .filter(|(entry, _)| entry.repeat_of.is_none())
         .map(|(entry, outcome)| {
             vec![
-                state_word(outcome).to_string(),
+                outcome.state().word().to_string(),
                 entry.shown_id(),
                 entry.place.to_string(),
             ]
@@ -55,23 +56,14 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
     for problem in &pass.report.problems {
         println!("{problem}");
     }
-    Ok(if pass.report.problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    // Judged as a strict build, or as an author build when that is asked.
+    let strict = match settings.strict {
+        Strict::Author => Strict::Author,
+        Strict::Off | Strict::On => Strict::On,
+    };
+    Ok(if pass.report.fails(strict, OnFailure::Continue) {
         ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     })
-}
-
-fn state_word(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Fresh(r) if !r.as_expected() => "not as declared",
-        Outcome::Fresh(r) if r.status != cuda_measured_core::record::Status::Pass => {
-            "current (expected failure)"
-        }
-        Outcome::Fresh(_) => "current",
-        Outcome::Unstored { .. } => "measured, NOT stored",
-        Outcome::Stale(_) => "stale",
-        Outcome::Missing => "not measured",
-        Outcome::Broken(_) => "broken",
-    }
 }

@@ -10,6 +10,7 @@ use super::reports::{self, Table};
 use super::{Panel, chart, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
+use crate::status_page::StatusPage;
 use crate::values::{Ladder, Peers, Repeatability, Value};
 use cuda_measured_core::record::{Record, Status};
 use maud::{Markup, PreEscaped, Render, html};
@@ -31,11 +32,11 @@ impl Render for Flat<'_> {
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
     let markup = match p.outcome {
-        Outcome::Fresh(r) => record_panel(p.id, r, false, None),
-        Outcome::Unstored { record, reason } => record_panel(p.id, record, false, Some(reason)),
-        Outcome::Stale(r) => record_panel(p.id, r, true, None),
-        Outcome::Missing => missing_panel(p.id),
-        Outcome::Broken(message) => broken_panel(message, p.raw),
+        Outcome::Fresh(r) => record_panel(p, r, false, None),
+        Outcome::Unstored { record, reason } => record_panel(p, record, false, Some(reason)),
+        Outcome::Stale(r) => record_panel(p, r, true, None),
+        Outcome::Missing => missing_panel(p),
+        Outcome::Broken(message) => broken_panel(p.anchor, message, p.raw),
     };
     markup.into_string()
 }
@@ -60,10 +61,11 @@ fn panel_class(record: &Record, stale: bool) -> String {
 
 /// A record's panel; `unstored` is why a record measured in this build
 /// could not be written to the store.
-fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> Markup {
+fn record_panel(p: &Panel<'_>, r: &Record, stale: bool, unstored: Option<&str>) -> Markup {
     let failed = r.status != Status::Pass;
+    let id = p.id;
     html! {
-        div class=(panel_class(r, stale)) data-example=(id) data-status=(r.status.word()) {
+        div class=(panel_class(r, stale)) id=[p.anchor] data-example=(id) data-status=(r.status.word()) {
             "\n"
             div.cm-head {
                 span.cm-mark { (mark(r.status)) } " "
@@ -158,9 +160,10 @@ fn plan_details(r: &Record) -> Markup {
     }
 }
 
-fn missing_panel(id: &str) -> Markup {
+fn missing_panel(p: &Panel<'_>) -> Markup {
+    let id = p.id;
     html! {
-        div.cm-panel.cm-missing data-example=(id) {
+        div.cm-panel.cm-missing id=[p.anchor] data-example=(id) {
             "\n"
             div.cm-head {
                 span.cm-mark { "…" } " "
@@ -174,9 +177,9 @@ fn missing_panel(id: &str) -> Markup {
     }
 }
 
-fn broken_panel(message: &str, raw: &str) -> Markup {
+fn broken_panel(anchor: Option<&str>, message: &str, raw: &str) -> Markup {
     html! {
-        div.cm-panel.cm-error {
+        div.cm-panel.cm-error id=[anchor] {
             "\n"
             div.cm-head {
                 span.cm-mark { "✗" } " "
@@ -207,6 +210,7 @@ pub fn value(value: &Value, alone: bool) -> String {
         Value::Ladder(ladder) => ladder_chart(ladder),
         Value::Peers(peers) => peers_panel(peers),
         Value::Repeatability(report) => repeatability_panel(report),
+        Value::Status(page) => status_panel(page),
     };
     if alone {
         format!("{}\n", block.into_string())
@@ -279,6 +283,48 @@ fn repeatability_panel(p: &Repeatability) -> Markup {
             p.cm-note { (Flat(&reports::repeatability_summary(r))) "." }
             "\n"
             (report_table(&reports::repeatability_table(r)))
+            "\n"
+        }
+    }
+}
+
+/// A `{{#status}}` page: the counts, then one row per example, its id
+/// linked to its panel and its state cell classed for the theme.
+fn status_panel(page: &StatusPage) -> Markup {
+    let table = reports::status_table(page);
+    html! {
+        div.cm-panel.cm-status {
+            "\n"
+            p.cm-note { (Flat(&page.summary())) }
+            "\n"
+            div.cm-table {
+                table.cm-sizes.cm-status-table {
+                    thead {
+                        tr {
+                            @for c in &table.head {
+                                th title=[c.title.as_deref()] { (Flat(&c.text)) }
+                            }
+                        }
+                    }
+                    "\n"
+                    tbody {
+                        @for (row, cells) in page.rows.iter().zip(&table.rows) {
+                            tr class={ "cm-state-" (row.state.slug()) } {
+                                @for (i, c) in cells.iter().enumerate() {
+                                    td title=[c.title.as_deref()] {
+                                        @match (i, &row.href) {
+                                            (0, Some(href)) => a href=(href) { code { (Flat(&c.text)) } },
+                                            (0, None) => code { (Flat(&c.text)) },
+                                            _ => (Flat(&c.text)),
+                                        }
+                                    }
+                                }
+                            }
+                            "\n"
+                        }
+                    }
+                }
+            }
             "\n"
         }
     }
@@ -374,6 +420,7 @@ mod tests {
     fn render(outcome: &Outcome) -> String {
         panel(&Panel {
             id: "r/tree",
+            anchor: Some("example-r-tree"),
             outcome,
             raw: "```cuda run file=x.cu\n\n```",
         })
@@ -481,6 +528,13 @@ mod tests {
         }
         let stale = render(&Outcome::Stale(record(Status::Pass, Expectation::Pass)));
         assert!(stale.contains("earlier version of this code"));
+        // The status page links to each panel by its anchor.
+        assert!(
+            html.starts_with(
+                "<div class=\"cm-panel cm-pass\" id=\"example-r-tree\" data-example=\"r/tree\""
+            ),
+            "{html}"
+        );
     }
 
     // A ladder's bars follow the data; inline ladders stay on one line.
@@ -514,6 +568,51 @@ mod tests {
         );
         no_blank_lines(&block);
         assert!(!value(&ladder, false).contains('\n'));
+    }
+
+    // The status page is one block without blank lines: the counts, then
+    // a row per example classed by its state, its id linked to its panel
+    // where the link is known, a shortened message whole in the tooltip.
+    #[test]
+    fn status_block() {
+        use crate::outcome::State;
+        use crate::status_page::{StatusPage, StatusRow};
+        let row = |state, id: &str, href: Option<&str>| StatusRow {
+            state,
+            id: id.into(),
+            place: "src/ch.md:3".into(),
+            chapter: 0,
+            anchor: None,
+            href: href.map(str::to_string),
+            gpu: None,
+            date: None,
+            figure: "wrong: at N = 1 …".into(),
+            detail: Some("wrong: at N = 1 expected exactly 4, got <NaN>".into()),
+        };
+        let page = StatusPage {
+            rows: vec![
+                row(State::Failed, "r/a", Some("ch.html#example-r-a")),
+                row(State::NotMeasured, "?", None),
+            ],
+        };
+        let block = value(&Value::Status(Box::new(page)), true);
+        no_blank_lines(&block);
+        assert!(
+            block.starts_with("<div class=\"cm-panel cm-status\">\n<p class=\"cm-note\">2 examples: 1 failed, 1 not measured</p>"),
+            "{block}"
+        );
+        assert!(
+            block.contains("<tr class=\"cm-state-failed\"><td><a href=\"ch.html#example-r-a\"><code>r/a</code></a></td><td>failed</td>"),
+            "{block}"
+        );
+        assert!(
+            block.contains("<tr class=\"cm-state-not-measured\"><td><code>?</code></td>"),
+            "{block}"
+        );
+        assert!(
+            block.contains("<td title=\"wrong: at N = 1 expected exactly 4, got &lt;NaN&gt;\">wrong: at N = 1 …</td>"),
+            "{block}"
+        );
     }
 
     // Comparisons and reports are blocks without blank lines; a stale

@@ -6,6 +6,7 @@ use super::reports::{self, Table};
 use super::{Panel, code_fence, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::outcome::Outcome;
+use crate::status_page::StatusPage;
 use crate::values::{Ladder, Peers, Repeatability, Value};
 use cuda_measured_core::record::{Record, Status};
 
@@ -113,6 +114,7 @@ pub fn value(value: &Value, alone: bool) -> String {
                 Value::Ladder(ladder) => ladder_table(ladder),
                 Value::Peers(peers) => peers_table(peers),
                 Value::Repeatability(report) => repeatability_table(report),
+                Value::Status(page) => status_table(page),
                 Value::Figure { .. } | Value::Unmeasured(_) => unreachable!("matched above"),
             };
             if alone {
@@ -149,6 +151,15 @@ fn repeatability_table(p: &Repeatability) -> String {
         table(&reports::repeatability_table(r))
     ));
     out
+}
+
+/// A `{{#status}}` page: the counts, then a plain table of every example.
+fn status_table(page: &StatusPage) -> String {
+    format!(
+        "*{}*\n\n{}",
+        cell(&page.summary()),
+        table(&reports::status_table(page))
+    )
 }
 
 /// A stored report's table: text columns left, figures right; then the
@@ -219,6 +230,7 @@ mod tests {
     fn measured_panel_is_a_table() {
         let outcome = Outcome::Fresh(record(Status::Pass, Expectation::Pass));
         let md = panel(&Panel {
+            anchor: None,
             id: "r/tree",
             outcome: &outcome,
             raw: "",
@@ -235,6 +247,7 @@ mod tests {
             reason: "results/r/tree.json: Is a directory (os error 21)".into(),
         };
         let md = panel(&Panel {
+            anchor: None,
             id: "r/tree",
             outcome: &outcome,
             raw: "",
@@ -273,6 +286,7 @@ mod tests {
     fn failures_and_broken_blocks() {
         let outcome = Outcome::Fresh(record(Status::Wrong, Expectation::Wrong));
         let md = panel(&Panel {
+            anchor: None,
             id: "r/tree",
             outcome: &outcome,
             raw: "",
@@ -284,6 +298,7 @@ mod tests {
         );
         let broken = Outcome::Broken("src/a.md:3: bad | worse".into());
         let md = panel(&Panel {
+            anchor: None,
             id: "?",
             outcome: &broken,
             raw: "```cuda run\n```",

@@ -2,8 +2,9 @@
 //! chapter: HTML panels for the `html` renderer ([`html`]), plain markdown
 //! tables for every other renderer ([`markdown`]). Each panel shape is
 //! written once per target, from the same [`Panel`] input; the stored
-//! reports' rows and captions come from [`reports`] for both targets, and
-//! the peers chart is an SVG drawn by [`chart`].
+//! reports' rows and captions, and the rows of the status page, come from
+//! [`reports`] for both targets, and the peers chart is an SVG drawn by
+//! [`chart`].
 
 pub mod chart;
 pub mod html;
@@ -40,6 +41,9 @@ impl Target {
 pub struct Panel<'a> {
     /// Example id as shown.
     pub id: &'a str,
+    /// The panel's `id` attribute, the target of the status page's links
+    /// ([`crate::status_page::panel_anchors`]); HTML only.
+    pub anchor: Option<&'a str>,
     /// What is known about its result.
     pub outcome: &'a Outcome,
     /// The block as the author wrote it (shown when it cannot be run).

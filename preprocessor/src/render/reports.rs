@@ -1,9 +1,11 @@
 //! The stored reports as a reader sees them, whatever the target: the
 //! peers comparison (`{{#peers}}`) and the repeatability report
-//! (`{{#repeatability}}`) as heading lines, tables of cells and captions.
+//! (`{{#repeatability}}`) as heading lines, tables of cells and captions,
+//! and the status of every example (`{{#status}}`) as a table.
 //! [`super::html`] and [`super::markdown`] only lay these out.
 
 use crate::figures;
+use crate::status_page::StatusPage;
 use cuda_measured_core::peers::{Report as PeersReport, Row, Timing};
 use cuda_measured_core::repeatability::{GOAL_FLOOR_US, GOAL_PCT, Report as RepeatReport};
 
@@ -308,6 +310,47 @@ pub fn repeatability_table(report: &RepeatReport) -> Table {
                 Cell::new(figures::us_number(r.second_us)),
                 Cell::new(figures::signed_percent(r.diff_pct)),
                 Cell::new(note),
+            ]
+        })
+        .collect();
+    Table {
+        head,
+        rows,
+        notes: Vec::new(),
+    }
+}
+
+/// The status table: one row per example, its state, where its block is,
+/// the GPU and day of its record, and its key figure (the whole message in
+/// the tooltip when the figure shortens one). The example's cell is the
+/// one HTML links to its panel.
+pub fn status_table(page: &StatusPage) -> Table {
+    let head = vec![
+        Cell::new("example"),
+        Cell::new("state"),
+        Cell::titled("where", "the chapter file and line of its block"),
+        Cell::titled("GPU", "the GPU its record was measured on"),
+        Cell::titled("measured", "the day its record was measured"),
+        Cell::titled(
+            "key figure",
+            "median time and bandwidth at the largest timed size, or what went wrong",
+        ),
+    ];
+    let or_none = |v: &Option<String>| v.as_ref().map_or_else(Cell::none, Cell::new);
+    let rows = page
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                Cell::new(&r.id),
+                Cell::new(r.state.word()),
+                Cell::new(&r.place),
+                or_none(&r.gpu),
+                or_none(&r.date),
+                match &r.detail {
+                    Some(whole) => Cell::titled(&r.figure, whole),
+                    None => Cell::new(&r.figure),
+                },
             ]
         })
         .collect();

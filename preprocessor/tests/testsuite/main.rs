@@ -3,10 +3,13 @@
 //! [`book_test`]), one module per concern, snapshots of the chapter HTML
 //! between `<main>` and `</main>`.
 
+mod author;
 mod book_test;
 mod directives;
 mod lifetime;
 mod panels;
 mod reports;
+mod static_checks;
+mod status;
 mod strict;
 mod subcommands;

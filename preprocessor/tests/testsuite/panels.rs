@@ -22,7 +22,9 @@ fn missing_result() {
 }
 
 // Malformed blocks become red panels with file:line, the fix and the block
-// as written; the build still succeeds and names each one on stderr.
+// as written; the build still succeeds and names each one on stderr. A word
+// a letter off (a header key, a fence word, an attribute, a directive, a
+// field, an id) names the one meant.
 #[test]
 fn malformed_blocks_render_error_panels() {
     let test = BookTest::from_fixture("malformed");
@@ -33,15 +35,33 @@ fn malformed_blocks_render_error_panels() {
         "[cuda] src/mistakes.md:10: an inline example needs an id",
         "[cuda] src/mistakes.md:16: kernels/reductions/nope.cu:1: cannot read the kernel file",
         "[cuda] src/mistakes.md:21: kernels/reductions/stride.cu:1: anchor `nope` is not in kernels/reductions/stride.cu",
-        "[cuda] src/mistakes.md:27: the example header is not valid",
+        "[cuda] src/mistakes.md:29: unknown key `sises`; did you mean `sizes`?\n",
         "[cuda] src/mistakes.md:44: duplicate example id `twice`, also used at src/mistakes.md:41",
-        "[cuda] src/mistakes.md:57: {{#measured twice speed 2^20}}: `speed` is not a figure",
+        "[cuda] src/mistakes.md:57: {{#measured twice speed 2^20}}: `speed` is not a figure; did you mean `spread`?\n",
+        "[cuda] src/mistakes.md:61: unknown word `rn` in the block's first line; did you mean `run`? Write ```cuda run file=reductions/stride.cu for a runnable example, or ```cuda alone for plain code\n",
+        "[cuda] src/mistakes.md:66: `file=reductions/stride.cu` is an attribute of runnable examples, but this block has no `run`: write ```cuda run file=reductions/stride.cu for a runnable example, or ```cuda alone for plain code\n",
+        "[cuda] src/mistakes.md:71: unknown attribute `fle=reductions/stride.cu` in a `cuda run` block; did you mean `file=reductions/stride.cu`?\n",
+        "[cuda] src/mistakes.md:80: {{#mesured twice time 2^20}}: unknown directive `{{#mesured}}`; did you mean `{{#measured ID FIELD SIZE}}`?\n",
+        "[cuda] src/mistakes.md:81: {{#measured twice tme 2^20}}: `tme` is not a figure; did you mean `time`?\n",
     ] {
         assert!(
             run.stderr.contains(line),
             "stderr lacks {line:?}:\n{}",
             run.stderr
         );
+    }
+    // ```cuda alone stays a plain listing; an id or size that is not the
+    // book's renders as not measured, saying which one was meant.
+    let html = test.main_html("mistakes.html");
+    assert!(
+        html.contains("<code class=\"language-cuda\">__global__ void plain() {}"),
+        "{html}"
+    );
+    for title in [
+        "title=\"no example with id `twise` in this book; did you mean `twice`?\"",
+        "title=\"`twice` does not declare N = 2^24: its declared sizes are 2^20, 2^28\"",
+    ] {
+        assert!(html.contains(title), "no {title} in:\n{html}");
     }
     insta::assert_snapshot!("malformed__mistakes", test.main_html("mistakes.html"));
 }

@@ -68,7 +68,7 @@ fn bail_fails_on_malformed_examples() {
         .build();
     run.assert_failure();
     assert!(
-        run.stderr.contains("on-failure = \"bail\": 7 malformed"),
+        run.stderr.contains("on-failure = \"bail\": 12 malformed"),
         "{}",
         run.stderr
     );
@@ -81,7 +81,7 @@ fn strict_build_fails_on_unmeasured_directives() {
         .env("CUDA_MEASURED_STRICT", "1")
         .build();
     run.assert_failure();
-    let want = "src/prose.md:10: {{#measured reductions/stride time 2^24}}: `reductions/stride` has no timed result at N = 2^24";
+    let want = "src/prose.md:10: {{#measured reductions/stride time 2^24}}: `reductions/stride` does not declare N = 2^24: its declared sizes are 2^20, 2^28";
     assert!(
         run.stderr.contains(want),
         "stderr lacks {want:?}:\n{}",

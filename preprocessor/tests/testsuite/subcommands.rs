@@ -48,7 +48,7 @@ fn check_reports_unresolvable_examples() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("7 example(s) checked for sm_90"),
+        run.stdout.contains("10 example(s) checked for sm_90"),
         "{}",
         run.stdout
     );

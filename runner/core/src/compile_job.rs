@@ -3,6 +3,7 @@
 //! one verdict per example, so that the plugin itself never loads NVRTC.
 
 use crate::example::Example;
+use crate::ptx::Entry;
 use serde::{Deserialize, Serialize};
 
 /// What NVRTC made of one example.
@@ -15,6 +16,10 @@ pub enum CompileVerdict {
         log: String,
         /// Size of the cubin.
         cubin_bytes: usize,
+        /// The kernels the program defines, read from its PTX (empty in
+        /// the output of runners older than this field).
+        #[serde(default)]
+        entries: Vec<Entry>,
     },
     /// NVRTC refused the source.
     Refused {
@@ -54,6 +59,10 @@ mod tests {
             CompileVerdict::Compiled {
                 log: String::new(),
                 cubin_bytes: 7,
+                entries: vec![Entry {
+                    name: "k".into(),
+                    params: vec![crate::ptx::ParamKind::U64, crate::ptx::ParamKind::U32],
+                }],
             },
             CompileVerdict::Refused {
                 first_error: "k.cu(3): error".into(),
@@ -65,6 +74,21 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Vec<CompileVerdict>>(&text).unwrap(),
             v
+        );
+    }
+
+    // A runner that predates `entries` still answers in a form that reads.
+    #[test]
+    fn verdicts_without_entries_read() {
+        let old = r#"[{"outcome":"compiled","log":"","cubin_bytes":7}]"#;
+        let read: Vec<CompileVerdict> = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            read,
+            [CompileVerdict::Compiled {
+                log: String::new(),
+                cubin_bytes: 7,
+                entries: Vec::new(),
+            }]
         );
     }
 }

@@ -108,19 +108,104 @@ pub struct Declaration {
 /// What is wrong with a declaration, in words that say how to fix it.
 #[derive(Debug, thiserror::Error)]
 pub enum DeclarationError {
-    /// The TOML itself does not parse or has unknown keys.
-    #[error("the example header is not valid: {0}")]
-    Toml(String),
+    /// The TOML itself does not parse, has an unknown key or a value of the
+    /// wrong kind.
+    #[error("{message}")]
+    Toml {
+        /// What is wrong, in one line: an unknown key or value with the
+        /// one most likely meant, or the TOML parser's own words.
+        message: String,
+        /// 1-based line of the TOML text where it is, when known.
+        line: Option<usize>,
+    },
     /// A semantic problem.
     #[error("{0}")]
     Invalid(String),
+}
+
+impl DeclarationError {
+    /// The 1-based line of the TOML text the error is at, when known
+    /// (errors about the header as a whole have none).
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            DeclarationError::Toml { line, .. } => *line,
+            DeclarationError::Invalid(_) => None,
+        }
+    }
+
+    /// An error of the TOML parser or of serde: at the line its span starts
+    /// on, with the first line of its message; an unknown key or `expect`
+    /// value names the word and the one most likely meant.
+    fn from_toml(toml_text: &str, e: &toml::de::Error) -> Self {
+        let raw = e.message().lines().next().unwrap_or_default().trim();
+        let message = unknown_word_message(raw).unwrap_or_else(|| {
+            let words = if raw.contains("untagged enum Expr") {
+                "a launch dimension is a whole number or an expression in quotes, e.g. grid = \"ceil_div(n, 256)\""
+            } else {
+                raw
+            };
+            format!("the example header is not valid: {words}")
+        });
+        // A missing key is the header's fault as a whole, not one line's.
+        let line = e
+            .span()
+            .filter(|_| !raw.starts_with("missing field"))
+            .map(|span| {
+                // An error at the very end (an array never closed) is at
+                // the last line, not at the closing marker's.
+                let start = span.start.min(toml_text.trim_end().len());
+                toml_text.as_bytes()[..start]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1
+            });
+        DeclarationError::Toml { message, line }
+    }
+}
+
+/// serde's "unknown field `sise`, expected one of `problem`, `sizes`, ..."
+/// and "unknown variant `wrongg`, expected one of `pass`, ..." in the
+/// book's words, with the name most likely meant.
+fn unknown_word_message(raw: &str) -> Option<String> {
+    let kind = if raw.starts_with("unknown field `") {
+        "key"
+    } else if raw.starts_with("unknown variant `") {
+        "value"
+    } else {
+        return None;
+    };
+    // Odd pieces between backticks: the word, then the names expected.
+    let quoted: Vec<&str> = raw.split('`').skip(1).step_by(2).collect();
+    let (word, expected) = quoted.split_first()?;
+    let what = match kind {
+        "value" if expected.contains(&"compile-error") => {
+            format!("unknown `expect` value `{word}`")
+        }
+        _ => format!("unknown {kind} `{word}`"),
+    };
+    Some(crate::suggest::message(
+        &what,
+        word,
+        expected.iter().copied(),
+        &format!("use {}", one_of(expected)),
+    ))
+}
+
+/// `a, b or c`.
+fn one_of(names: &[&str]) -> String {
+    match names {
+        [] => "nothing here".into(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 impl Declaration {
     /// Parses and validates a TOML header.
     pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
         let decl: Declaration =
-            toml::from_str(toml_text).map_err(|e| DeclarationError::Toml(e.to_string()))?;
+            toml::from_str(toml_text).map_err(|e| DeclarationError::from_toml(toml_text, &e))?;
         decl.validate()?;
         Ok(decl)
     }
@@ -128,10 +213,12 @@ impl Declaration {
     fn validate(&self) -> Result<(), DeclarationError> {
         let invalid = |m: String| Err(DeclarationError::Invalid(m));
         let Some(problem) = crate::problem::lookup(&self.problem) else {
-            return invalid(format!(
-                "unknown problem `{}`: use one of {}",
-                self.problem,
-                crate::problem::names().join(", ")
+            let names = crate::problem::names();
+            return invalid(crate::suggest::message(
+                &format!("unknown problem `{}`", self.problem),
+                &self.problem,
+                names.iter().copied(),
+                &format!("use {}", one_of(&names)),
             ));
         };
         let (max, why) = problem.max_size();
@@ -254,12 +341,109 @@ args = ["partials", "out", "grid0"]
         assert_eq!(d.expect, Expectation::Pass);
     }
 
-    // A misspelt key is an error naming the key, not silently ignored.
+    // A misspelt key, problem or `expect` value is an error naming the
+    // word and the one most likely meant, at the key's line of the TOML;
+    // a word near nothing lists what is accepted.
     #[test]
-    fn unknown_keys_are_refused() {
-        let text = TWO_PASS.replace("sizes", "size");
-        let err = Declaration::parse(&text).unwrap_err().to_string();
-        assert!(err.contains("size"), "{err}");
+    fn unknown_words_name_the_word_meant() {
+        let expect = TWO_PASS.replace("[scratch]", "expect = \"wrongg\"\n[scratch]");
+        let cases = [
+            (
+                TWO_PASS.replace("sizes", "sise"),
+                Some(3),
+                "unknown key `sise`; did you mean `sizes`?",
+            ),
+            (
+                TWO_PASS.replace("sizes", "sizez"),
+                Some(3),
+                "unknown key `sizez`; did you mean `sizes`?",
+            ),
+            (
+                TWO_PASS.replace("sizes", "colour"),
+                Some(3),
+                "unknown key `colour`: use problem, sizes, launch, scratch, bytes, compile, expect or timeout_s",
+            ),
+            (
+                TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),
+                Some(12),
+                "unknown key `kernal`; did you mean `kernel`?",
+            ),
+            (
+                TWO_PASS.replace("shared", "shard"),
+                Some(15),
+                "unknown key `shard`; did you mean `shared`?",
+            ),
+            (
+                TWO_PASS.replacen("args", "arg", 1),
+                Some(10),
+                "unknown key `arg`; did you mean `args`?",
+            ),
+            (
+                expect.clone(),
+                Some(4),
+                "unknown `expect` value `wrongg`; did you mean `wrong`?",
+            ),
+            (
+                expect.replace("wrongg", "crash"),
+                Some(4),
+                "unknown `expect` value `crash`: use pass, wrong, compile-error, launch-error, fault or timeout",
+            ),
+            (
+                TWO_PASS.replace("sum_f32", "sum_f23"),
+                None,
+                "unknown problem `sum_f23`; did you mean `sum_f32`?",
+            ),
+            (
+                TWO_PASS.replace("sum_f32", "histogram"),
+                None,
+                "unknown problem `histogram`: use sum_f32",
+            ),
+        ];
+        for (text, line, want) in cases {
+            let err = Declaration::parse(&text).unwrap_err();
+            assert_eq!(err.to_string(), want);
+            assert_eq!(err.line(), line, "{want}");
+        }
+    }
+
+    // A TOML error is at the line its span starts on, with the first line
+    // of the parser's message; a missing key has no line of its own.
+    #[test]
+    fn toml_errors_have_their_line() {
+        let cases = [
+            (
+                TWO_PASS.replace("block = 512", "block = 512 512"),
+                Some(9),
+                "the example header is not valid: ",
+            ),
+            (
+                TWO_PASS.replace("grid = 1\n", "grid = [1]\n"),
+                Some(13),
+                "the example header is not valid: a launch dimension is a whole number or an expression in quotes, e.g. grid = \"ceil_div(n, 256)\"",
+            ),
+            (
+                TWO_PASS.replace("\"2^20\"", "\"2^x\""),
+                Some(3),
+                "the example header is not valid: `2^x` is not a size",
+            ),
+            (
+                TWO_PASS.replace("\"grid0\"]", "\"grid0\""),
+                Some(16),
+                "the example header is not valid: ",
+            ),
+            (
+                TWO_PASS.replace("problem = \"sum_f32\"\n", ""),
+                None,
+                "the example header is not valid: missing field `problem`",
+            ),
+        ];
+        for (text, line, want) in cases {
+            let err = Declaration::parse(&text).unwrap_err();
+            let message = err.to_string();
+            assert!(message.starts_with(want), "{message}");
+            assert!(!message.contains('\n'), "{message}");
+            assert_eq!(err.line(), line, "{message}");
+        }
     }
 
     // Sizes past the problem's limit are refused with the limit and why;

@@ -158,7 +158,12 @@ fn parse_declaration(
                 "no example header: start the kernel with a `/*+++ ... +++*/` comment holding problem, sizes and [[launch]] (see AUTHORING.md)".into(),
             )
         })?;
-    Declaration::parse(&header.toml).map_err(|e| at(header.line, e.to_string()))
+    // The TOML starts on the line after `/*+++`; an error at a line of it
+    // is reported at that line of the file, others at the opening line.
+    Declaration::parse(&header.toml).map_err(|e| {
+        let line = e.line().map_or(header.line, |l| header.line + l);
+        at(line, e.to_string())
+    })
 }
 
 /// An include error at the include's own file and line; any other source
@@ -200,15 +205,49 @@ mod tests {
         assert_eq!(ex.id, "demo");
     }
 
-    // A header error names the chapter line where the header starts.
+    // A header error names the chapter line of the key at fault, and the
+    // key most likely meant; an error about the header as a whole names
+    // the line where it starts.
     #[test]
     fn header_errors_name_the_chapter_line() {
         let dir = tempfile::tempdir().unwrap();
-        let bad = BODY.replace("sizes", "sises");
-        let err = Example::from_inline(dir.path(), "src/ch.md", dir.path(), &bad, 42, "demo")
-            .unwrap_err();
-        assert_eq!(err.origin.line, 42);
-        assert!(err.to_string().starts_with("src/ch.md:42:"), "{err}");
+        let inline = |body: &str| {
+            Example::from_inline(dir.path(), "src/ch.md", dir.path(), body, 42, "demo")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            inline(&BODY.replace("sizes", "sises")),
+            "src/ch.md:44: unknown key `sises`; did you mean `sizes`?"
+        );
+        assert_eq!(
+            inline(&BODY.replace("problem = \"sum_f32\"\n", "")),
+            "src/ch.md:42: the example header is not valid: missing field `problem`"
+        );
+        assert_eq!(
+            inline(&BODY.replace("sum_f32", "sum_f23")),
+            "src/ch.md:42: unknown problem `sum_f23`; did you mean `sum_f32`?"
+        );
+    }
+
+    // In a kernel file, a TOML error is at the file's line, below a header
+    // that does not open on line 1; the message is the parser's first line.
+    #[test]
+    fn toml_errors_name_the_file_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels");
+        std::fs::create_dir_all(&kernels).unwrap();
+        let text = format!(
+            "// a sum\n\n{}",
+            BODY.replace("block = 32", "block = 32 32")
+        );
+        std::fs::write(kernels.join("k.cu"), text).unwrap();
+        let err = Example::from_file(dir.path(), &kernels, "k.cu", None, None).unwrap_err();
+        assert_eq!(err.origin.line, 9);
+        assert_eq!(
+            err.to_string(),
+            "kernels/k.cu:9: the example header is not valid: string values must be quoted, expected literal string"
+        );
     }
 
     // An include from outside kernels/ is named once, at its own line.

@@ -4,6 +4,8 @@
 //! (the largest power of two not above `a`).
 
 use crate::declaration::{Declaration, Expr};
+use crate::example::Example;
+use crate::limits::{HeaderField, header_place_of};
 use evalexpr::{
     ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
     Function, HashMapContext, Value,
@@ -56,10 +58,42 @@ pub struct ResolvedPlan {
 pub struct PlanError {
     /// Which field (`launch 0 grid`).
     pub what: String,
+    /// Where it is written in the header.
+    pub field: PlanField,
     /// The expression.
     pub expr: String,
     /// Why, with the fix.
     pub message: String,
+}
+
+/// The header field of an expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanField {
+    /// `grid`, `block` or `shared` of launch K.
+    Launch(usize, &'static str),
+    /// A scratch buffer's length.
+    Scratch(String),
+    /// `bytes`.
+    Bytes,
+}
+
+impl PlanError {
+    /// The error with the header line of its expression:
+    /// `` `launch 0 grid = "ceil_div(N, 256)"` at kernels/a.cu:6: ... ``.
+    pub fn at(&self, example: &Example) -> String {
+        let field = match &self.field {
+            PlanField::Launch(i, key) => HeaderField::Launch(*i, key),
+            PlanField::Scratch(name) => HeaderField::Scratch(name),
+            PlanField::Bytes => HeaderField::Top("bytes"),
+        };
+        format!(
+            "`{} = \"{}\"` at {}: {}",
+            self.what,
+            self.expr,
+            header_place_of(example, field),
+            self.message
+        )
+    }
 }
 
 /// Resolves `decl` for size `n` on a device with `sms` multiprocessors.
@@ -69,24 +103,25 @@ pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, Pla
     scalars.insert("sms".to_string(), u64::from(sms));
     let mut launches = Vec::new();
     for (i, spec) in decl.launches.iter().enumerate() {
-        let grid = eval_u32(&spec.grid, &scalars, &format!("launch {i} grid"))?;
-        let block = eval_u32(&spec.block, &scalars, &format!("launch {i} block"))?;
+        let grid = eval_u32(&spec.grid, &scalars, i, "grid")?;
+        let block = eval_u32(&spec.block, &scalars, i, "block")?;
         if grid == 0 || block == 0 {
+            let (key, expr) = if grid == 0 {
+                ("grid", &spec.grid)
+            } else {
+                ("block", &spec.block)
+            };
+            let field = PlanField::Launch(i, key);
             return Err(PlanError {
-                what: format!("launch {i} {}", if grid == 0 { "grid" } else { "block" }),
-                expr: if grid == 0 {
-                    spec.grid.as_text()
-                } else {
-                    spec.block.as_text()
-                },
-                message: format!(
-                    "evaluates to 0 at n = {n}: a launch needs at least one block of one thread"
-                ),
+                what: field.what(),
+                field,
+                expr: expr.as_text(),
+                message: "evaluates to 0: a launch needs at least one block of one thread".into(),
             });
         }
         scalars.insert(format!("grid{i}"), u64::from(grid));
         scalars.insert(format!("block{i}"), u64::from(block));
-        let shared = eval(&spec.shared, &scalars, &format!("launch {i} shared"))?;
+        let shared = eval(&spec.shared, &scalars, PlanField::Launch(i, "shared"))?;
         let shared = u32::try_from(shared).map_err(|_| too_large(&spec.shared, i, "shared"))?;
         launches.push(Launch {
             kernel: spec.kernel.clone(),
@@ -100,13 +135,13 @@ pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, Pla
     for (name, expr) in &decl.scratch {
         scratch.insert(
             name.clone(),
-            eval(expr, &scalars, &format!("scratch {name}"))?,
+            eval(expr, &scalars, PlanField::Scratch(name.clone()))?,
         );
     }
     let bytes = decl
         .bytes
         .as_ref()
-        .map(|e| eval(e, &scalars, "bytes"))
+        .map(|e| eval(e, &scalars, PlanField::Bytes))
         .transpose()?;
     Ok(ResolvedPlan {
         launches,
@@ -116,30 +151,54 @@ pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, Pla
     })
 }
 
-fn too_large(expr: &Expr, i: usize, field: &str) -> PlanError {
+impl PlanField {
+    /// `launch 0 grid`, `scratch partials`, `bytes`.
+    fn what(&self) -> String {
+        match self {
+            PlanField::Launch(i, key) => format!("launch {i} {key}"),
+            PlanField::Scratch(name) => format!("scratch {name}"),
+            PlanField::Bytes => "bytes".into(),
+        }
+    }
+}
+
+fn too_large(expr: &Expr, i: usize, key: &'static str) -> PlanError {
+    let field = PlanField::Launch(i, key);
     PlanError {
-        what: format!("launch {i} {field}"),
+        what: field.what(),
+        field,
         expr: expr.as_text(),
         message: "is larger than a 32-bit launch parameter allows".into(),
     }
 }
 
-fn eval_u32(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u32, PlanError> {
-    let v = eval(expr, vars, what)?;
+fn eval_u32(
+    expr: &Expr,
+    vars: &BTreeMap<String, u64>,
+    i: usize,
+    key: &'static str,
+) -> Result<u32, PlanError> {
+    let field = PlanField::Launch(i, key);
+    let v = eval(expr, vars, field.clone())?;
     u32::try_from(v).map_err(|_| PlanError {
-        what: what.to_string(),
+        what: field.what(),
+        field,
         expr: expr.as_text(),
         message: format!("evaluates to {v}, more than a launch dimension can hold"),
     })
 }
 
-fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u64, PlanError> {
+/// What expressions may use besides variables, for error messages.
+const VOCABULARY: &str = "+ - * / %, min(a, b), max(a, b), ceil_div(a, b) and pow2_floor(a)";
+
+fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u64, PlanError> {
     let text = match expr {
         Expr::Int(v) => return Ok(*v),
         Expr::Text(t) => t,
     };
     let fail = |message: String| PlanError {
-        what: what.to_string(),
+        what: field.what(),
+        field: field.clone(),
         expr: text.clone(),
         message,
     };
@@ -177,11 +236,39 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, what: &str) -> Result<u64, Pl
     )
     .map_err(|e| fail(e.to_string()))?;
     let value = evalexpr::eval_int_with_context(text, &ctx).map_err(|e| {
-        fail(format!(
-            "{e}; expressions use n, sms, gridK, blockK, + - * / %, min(a, b), max(a, b), ceil_div(a, b) and pow2_floor(a)"
-        ))
+        let known = variables_in_order(vars).join(", ");
+        fail(match e {
+            EvalexprError::VariableIdentifierNotFound(name) => format!(
+                "unknown variable `{name}`: the variables here are {known}; expressions also use {VOCABULARY}"
+            ),
+            EvalexprError::FunctionIdentifierNotFound(name) => format!(
+                "unknown function `{name}`: expressions use {known}, {VOCABULARY}"
+            ),
+            e => format!("{e}; expressions use {known}, {VOCABULARY}"),
+        })
     })?;
     u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
+}
+
+/// The scalar variables of `vars` in the order authors meet them: `n`,
+/// `sms`, then `grid0`, `block0`, `grid1`, ... as far as defined.
+pub fn variables_in_order(vars: &BTreeMap<String, u64>) -> Vec<String> {
+    let mut names: Vec<String> = ["n", "sms"]
+        .into_iter()
+        .filter(|v| vars.contains_key(*v))
+        .map(String::from)
+        .collect();
+    for k in 0.. {
+        let launch: Vec<String> = [format!("grid{k}"), format!("block{k}")]
+            .into_iter()
+            .filter(|v| vars.contains_key(v))
+            .collect();
+        if launch.is_empty() {
+            break;
+        }
+        names.extend(launch);
+    }
+    names
 }
 
 #[cfg(test)]
@@ -228,6 +315,26 @@ mod tests {
             .to_string();
         assert!(err.contains("launch 0 grid"), "{err}");
         assert!(err.contains("ceil_div(a, b)"), "{err}");
+    }
+
+    // Errors in scratch lengths and `bytes` name their own header lines.
+    #[test]
+    fn scratch_and_bytes_errors_name_their_lines() {
+        let body = "/*+++\nproblem = \"sum_f32\"\nsizes = [1]\nbytes = \"4 * m\"\n[scratch]\npartials = \"grid9\"\n[[launch]]\nkernel = \"a\"\ngrid = 1\nblock = 32\nargs = [\"partials\"]\n+++*/\n";
+        let dir = std::env::temp_dir();
+        let ex = Example::from_inline(&dir, "src/ch.md", &dir, body, 10, "demo").unwrap();
+        let err = resolve(&ex.declaration, 10, 132).unwrap_err().at(&ex);
+        assert!(
+            err.starts_with("`scratch partials = \"grid9\"` at src/ch.md:15: unknown variable `grid9`: the variables here are n, sms, grid0, block0;"),
+            "{err}"
+        );
+        let mut decl = ex.declaration.clone();
+        decl.scratch.clear();
+        let err = resolve(&decl, 10, 132).unwrap_err().at(&ex);
+        assert!(
+            err.starts_with("`bytes = \"4 * m\"` at src/ch.md:13: unknown variable `m`"),
+            "{err}"
+        );
     }
 
     // An empty grid is refused before it reaches the driver.

@@ -5,8 +5,11 @@
 //! An example ([`example`]) is a kernel source ([`source`], with includes
 //! confined to the book's kernels folder by [`include_scan`]) and its
 //! declaration ([`declaration`]), resolved into launches per size
-//! ([`launch_plan`], checked against device [`limits`]); a [`problem`] owns
-//! its inputs, float64 reference and check. The measuring method's
+//! ([`launch_plan`], checked against device [`limits`], arguments bound by
+//! [`binding`]); a [`problem`] owns its inputs, float64 reference and check.
+//! Without a GPU, [`plan_check`] holds every plan to a known GPU's limits,
+//! and [`signature`] holds the declaration to the kernels NVRTC compiled
+//! (their entry points read from the PTX by [`ptx`]). The measuring method's
 //! statistics ([`method`]) decide when sampling stops; [`pool`] and
 //! [`figures`] turn samples into a [`record`], keyed by [`key`] and kept in
 //! the [`store`]. [`isolate`] runs the runner's `measure` in child
@@ -14,6 +17,8 @@
 //! [`repeatability`] are the stored reports. This crate never links CUDA:
 //! the runner does the compiling and the timing.
 
+pub mod binding;
+pub mod compile_hint;
 pub mod compile_job;
 pub mod compile_options;
 pub mod declaration;
@@ -29,15 +34,20 @@ pub mod limits;
 pub mod method;
 pub mod nonfinite;
 pub mod peers;
+pub mod plan_check;
 pub mod pool;
 pub mod problem;
+pub mod ptx;
 pub mod record;
 pub mod repeatability;
 pub mod report;
 pub mod session;
+pub mod signature;
 pub mod size;
 pub mod source;
 pub mod store;
+pub mod suggest;
+pub mod template;
 
 /// Version of the measuring method. Bump it whenever the way a figure is
 /// produced changes: every stored result then becomes stale.

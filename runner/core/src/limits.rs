@@ -3,6 +3,9 @@
 //! or a block whose registers do not fit with a bare "invalid argument" or
 //! "too many resources requested"; here each becomes a sentence with the
 //! value asked for, the device's limit, and the header line to change.
+//! The runner checks against the limits the driver reports; without a GPU
+//! the book checks against a [`KnownGpu`] of [`KNOWN_GPUS`]
+//! ([`crate::plan_check`]).
 
 use crate::example::Example;
 use crate::launch_plan::ResolvedPlan;
@@ -26,17 +29,89 @@ pub struct DeviceLimits {
     pub registers_per_block: u32,
 }
 
-impl DeviceLimits {
-    /// The limits of an H100 or H200 (compute capability 9.0), as the
-    /// driver reports them on an H200.
-    #[cfg(test)]
-    pub fn hopper() -> Self {
+/// A GPU whose limits are known without one, as the driver reports them
+/// (`cudaDeviceProp`): the book's plans are resolved with its SM count and
+/// held to its limits before anything is compiled or launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownGpu {
+    /// The name the driver reports.
+    pub name: &'static str,
+    /// Streaming multiprocessors (`sms` in expressions).
+    pub sm_count: u32,
+    /// Threads per block.
+    pub max_threads_per_block: u32,
+    /// Blocks in the x dimension of a grid.
+    pub max_grid_x: u32,
+    /// Shared memory per block with the opt-in attribute set, bytes.
+    pub max_shared_optin: u32,
+    /// 32-bit registers available to one block.
+    pub registers_per_block: u32,
+}
+
+/// GPUs whose limits the static checks know, the book's target (the GPU
+/// its results are measured on) first.
+pub const KNOWN_GPUS: &[KnownGpu] = &[
+    KnownGpu {
+        name: "NVIDIA H200",
+        sm_count: 132,
+        max_threads_per_block: 1024,
+        max_grid_x: i32::MAX as u32,
+        max_shared_optin: 232_448,
+        registers_per_block: 65_536,
+    },
+    KnownGpu {
+        name: "NVIDIA H100 80GB HBM3",
+        sm_count: 132,
+        max_threads_per_block: 1024,
+        max_grid_x: i32::MAX as u32,
+        max_shared_optin: 232_448,
+        registers_per_block: 65_536,
+    },
+    KnownGpu {
+        name: "NVIDIA H100 PCIe",
+        sm_count: 114,
+        max_threads_per_block: 1024,
+        max_grid_x: i32::MAX as u32,
+        max_shared_optin: 232_448,
+        registers_per_block: 65_536,
+    },
+    KnownGpu {
+        name: "NVIDIA A100-SXM4-80GB",
+        sm_count: 108,
+        max_threads_per_block: 1024,
+        max_grid_x: i32::MAX as u32,
+        max_shared_optin: 166_912,
+        registers_per_block: 65_536,
+    },
+    KnownGpu {
+        name: "NVIDIA L40S",
+        sm_count: 142,
+        max_threads_per_block: 1024,
+        max_grid_x: i32::MAX as u32,
+        max_shared_optin: 101_376,
+        registers_per_block: 65_536,
+    },
+];
+
+impl KnownGpu {
+    /// The GPU the book targets: the first of [`KNOWN_GPUS`].
+    pub fn target() -> &'static KnownGpu {
+        &KNOWN_GPUS[0]
+    }
+
+    /// The known GPU the driver calls `name`.
+    pub fn named(name: &str) -> Option<&'static KnownGpu> {
+        KNOWN_GPUS.iter().find(|g| g.name == name)
+    }
+
+    /// Its launch limits.
+    pub fn limits(&self) -> DeviceLimits {
         DeviceLimits {
-            name: "NVIDIA H200".into(),
-            max_threads_per_block: 1024,
-            max_grid_x: i32::MAX as u32,
-            max_shared_optin: 232_448,
-            registers_per_block: 65_536,
+            name: self.name.to_string(),
+            max_threads_per_block: self.max_threads_per_block,
+            max_grid_x: self.max_grid_x,
+            max_shared_optin: self.max_shared_optin,
+            registers_per_block: self.registers_per_block,
         }
     }
 }
@@ -132,10 +207,27 @@ pub fn check(
 }
 
 /// `file:line` of `field` in the `index`-th `[[launch]]` table of the
-/// example's header (the header line itself when the field is not written,
+/// example's header (the table's own line when the field is not written,
 /// for a default such as `shared`).
 pub fn header_place(example: &Example, index: usize, field: &str) -> String {
-    let line = header_field_line(&example.source, index, field);
+    header_place_of(example, HeaderField::Launch(index, field))
+}
+
+/// A field of an example's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderField<'a> {
+    /// `field` of the `index`-th `[[launch]]` table.
+    Launch(usize, &'a str),
+    /// A buffer of the `[scratch]` table.
+    Scratch(&'a str),
+    /// A key outside any table (`bytes`, `sizes`).
+    Top(&'a str),
+}
+
+/// `file:line` of `field` in the example's header: the line where it is
+/// written, else the line of its table, else the header's first line.
+pub fn header_place_of(example: &Example, field: HeaderField<'_>) -> String {
+    let line = header_field_line(&example.source, field);
     format!(
         "{}:{}",
         example.origin.file,
@@ -144,41 +236,64 @@ pub fn header_place(example: &Example, index: usize, field: &str) -> String {
 }
 
 /// 0-based line, counted from the first line of the author's text, of
-/// `field = ...` in launch table `index` of the header.
-fn header_field_line(source: &str, index: usize, field: &str) -> Option<usize> {
+/// `field` in the header.
+fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
+    /// The table a header line belongs to.
+    #[derive(PartialEq)]
+    enum Table {
+        Top,
+        Launch(usize),
+        Scratch,
+        Other,
+    }
+    let (want_table, key) = match field {
+        HeaderField::Launch(i, key) => (Table::Launch(i), key),
+        HeaderField::Scratch(key) => (Table::Scratch, key),
+        HeaderField::Top(key) => (Table::Top, key),
+    };
     // The compiled source starts with one `#line` marker.
     let text = source
         .lines()
         .skip(usize::from(source.starts_with("#line ")));
-    let mut in_header = false;
-    let mut launch: Option<usize> = None;
+    let mut header_line = None;
+    let mut table = Table::Top;
+    let mut launches = 0;
     let mut table_line = None;
     for (i, line) in text.enumerate() {
         let t = line.trim();
-        if !in_header {
-            in_header = t.starts_with(crate::source::HEADER_OPEN);
+        if header_line.is_none() {
+            if t.starts_with(crate::source::HEADER_OPEN) {
+                header_line = Some(i);
+            }
             continue;
         }
         if t.starts_with(crate::source::HEADER_CLOSE) {
             break;
         }
-        if t.starts_with("[[launch]]") {
-            launch = Some(launch.map_or(0, |l| l + 1));
-            if launch == Some(index) {
+        if t.starts_with('[') {
+            table = if t.starts_with("[[launch]]") {
+                launches += 1;
+                Table::Launch(launches - 1)
+            } else if t
+                .trim_start_matches('[')
+                .trim_start()
+                .starts_with("scratch")
+            {
+                Table::Scratch
+            } else {
+                Table::Other
+            };
+            if table == want_table {
                 table_line = Some(i);
             }
             continue;
         }
-        if t.starts_with('[') {
-            launch = None;
-            continue;
-        }
-        let key = t.split('=').next().unwrap_or("").trim();
-        if launch == Some(index) && key == field {
+        let written = t.split('=').next().unwrap_or("").trim().trim_matches('"');
+        if table == want_table && written == key {
             return Some(i);
         }
     }
-    table_line
+    table_line.or(header_line)
 }
 
 #[cfg(test)]
@@ -219,7 +334,7 @@ mod tests {
     }
 
     fn refusal(plan: &ResolvedPlan, needs: &BTreeMap<String, KernelNeeds>) -> String {
-        check(plan, &DeviceLimits::hopper(), needs, &example()).unwrap_err()
+        check(plan, &KnownGpu::target().limits(), needs, &example()).unwrap_err()
     }
 
     // A plan within every limit passes.
@@ -227,7 +342,7 @@ mod tests {
     fn a_plan_within_limits_passes() {
         let ok = check(
             &plan(1024, 1 << 20, 4096),
-            &DeviceLimits::hopper(),
+            &KnownGpu::target().limits(),
             &needs(32, 1024),
             &example(),
         );

@@ -21,7 +21,8 @@ pub const HEADER_CLOSE: &str = "+++*/";
 /// A declaration header found in a source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
-    /// The TOML between the markers.
+    /// The TOML between the markers; its first line is the line after
+    /// the opening marker's, so TOML line `k` is source line `line + k`.
     pub toml: String,
     /// 1-based line of the opening marker within the source.
     pub line: usize,

@@ -1,0 +1,86 @@
+//! The author's check without a GPU (`CUDA_MEASURED_STRICT=author`, what
+//! `scripts/test --author` builds with): examples that only wait to be
+//! measured pass, everything else a strict build refuses still fails.
+
+use crate::book_test::BookTest;
+
+// A book with one example not measured yet (and a figure of it) and one
+// broken example: the author's build fails on the broken one only.
+#[test]
+fn author_build_fails_only_on_the_broken_example() {
+    let run = BookTest::from_fixture("author")
+        .env("CUDA_MEASURED_STRICT", "author")
+        .build();
+    run.assert_failure();
+    assert!(
+        run.stderr.contains(
+            "[cuda] src/draft.md:10: kernels/reductions/tree.cu:1: cannot read the kernel file"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("reductions/stride.json does not exist"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "[cuda] 2 example(s) or figure(s) wait to be measured on a GPU, which the author's check accepts"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("author build: 1 problem(s), listed above (1 malformed)"),
+        "{}",
+        run.stderr
+    );
+    // A full strict build refuses the example not measured too.
+    let strict = BookTest::from_fixture("author")
+        .env("CUDA_MEASURED_STRICT", "1")
+        .build();
+    strict.assert_failure();
+    assert!(
+        strict
+            .stderr
+            .contains("strict build: 3 problem(s), listed above (1 malformed)"),
+        "{}",
+        strict.stderr
+    );
+}
+
+// Missing and stale examples pass an author's build, set in book.toml or
+// the environment; failed ones (not as declared) do not.
+#[test]
+fn author_build_accepts_what_waits_for_a_gpu() {
+    BookTest::from_fixture("missing")
+        .env("MDBOOK_PREPROCESSOR__CUDA__STRICT", "author")
+        .build()
+        .assert_success();
+    BookTest::from_fixture("stale")
+        .env("CUDA_MEASURED_STRICT", "author")
+        .build()
+        .assert_success();
+    let status = BookTest::from_fixture("status")
+        .env("CUDA_MEASURED_STRICT", "author")
+        .build();
+    status.assert_failure();
+    for refused in ["reductions/wrong: wrong", "src/part/more.md:15"] {
+        assert!(status.stderr.contains(refused), "{}", status.stderr);
+    }
+    for accepted in ["reductions/old: stale", "reductions/new: not measured"] {
+        assert!(!status.stderr.contains(accepted), "{}", status.stderr);
+    }
+}
+
+// `mdbook-cuda status` judges as an author build when asked to.
+#[test]
+fn status_command_in_author_mode() {
+    let test = BookTest::from_fixture("missing").env("CUDA_MEASURED_STRICT", "author");
+    test.mdbook_cuda(&["status"]).assert_success();
+    BookTest::from_fixture("missing")
+        .mdbook_cuda(&["status"])
+        .assert_failure();
+}

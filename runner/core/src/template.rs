@@ -1,0 +1,330 @@
+//! The starting file of a new example, written by `cuda-runner new
+//! CHAPTER/NAME --problem P`: a declaration header for the problem (its
+//! buffers, from [`problem::lookup`], become the launch's `args`) and a
+//! minimal kernel that is correct at every size, for the author to make
+//! fast. Then what to paste into the chapter, and what to run next.
+
+use crate::problem::{self, BufferRole};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Sizes a new example is timed at, from the small (launch-bound) to the
+/// large (bandwidth-bound); the author edits them.
+const SIZES: [&str; 3] = ["2^20", "2^24", "2^28"];
+
+/// Threads per block of the starting launch.
+const BLOCK: u32 = 256;
+
+/// A new example, ready to be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewExample {
+    /// Its path under `kernels/`: `reductions/my_sum.cu`.
+    pub file: String,
+    /// The kernel it defines and launches: `my_sum`.
+    pub kernel: String,
+    /// The problem it solves.
+    pub problem: String,
+    /// The whole file.
+    pub text: String,
+}
+
+/// Why a new example cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    /// The target is not `CHAPTER/NAME` of plain names.
+    #[error(
+        "`{0}` is not CHAPTER/NAME: give the chapter's folder under kernels/ and the example's name, each of letters, digits, `_` and `-` (e.g. `reductions/my_sum`)"
+    )]
+    Target(String),
+    /// No problem of that name.
+    #[error("unknown problem `{name}`: this runner knows {known}")]
+    UnknownProblem {
+        /// The name given.
+        name: String,
+        /// The problems there are.
+        known: String,
+    },
+    /// A problem without a starting kernel here.
+    #[error(
+        "problem `{0}` has no starting kernel yet: add one to starting_kernel in runner/core/src/template.rs"
+    )]
+    NoTemplate(String),
+    /// The file is there already.
+    #[error("{0} already exists: nothing was written; choose another NAME, or edit that file")]
+    Exists(String),
+    /// The file could not be written.
+    #[error("cannot write {path}: {reason}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        reason: String,
+    },
+}
+
+/// The file of a new example `target` (`CHAPTER/NAME`, `.cu` optional)
+/// solving `problem`.
+pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, TemplateError> {
+    let stem = target.strip_suffix(".cu").unwrap_or(target);
+    let parts: Vec<&str> = stem.split('/').collect();
+    let plain = |p: &&str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    if parts.len() < 2 || !parts.iter().all(plain) {
+        return Err(TemplateError::Target(target.to_string()));
+    }
+    let name = parts[parts.len() - 1];
+    let problem = problem::lookup(problem_name).ok_or_else(|| TemplateError::UnknownProblem {
+        name: problem_name.to_string(),
+        known: problem::names().join(", "),
+    })?;
+    let kernel = kernel_name(name);
+    // The buffers' names do not depend on the size.
+    let buffers = problem.buffers(1);
+    let params: Vec<String> = buffers
+        .iter()
+        .map(|b| match b.role {
+            BufferRole::Input => format!("const float* {}", b.name),
+            BufferRole::Output(_) => format!("float* {}", b.name),
+        })
+        .chain(["unsigned int n".to_string()])
+        .collect();
+    let args: Vec<String> = buffers
+        .iter()
+        .map(|b| format!("\"{}\"", b.name))
+        .chain(["\"n\"".to_string()])
+        .collect();
+    let body = starting_kernel(problem.name(), &buffers)
+        .ok_or_else(|| TemplateError::NoTemplate(problem.name().to_string()))?;
+    let sizes: Vec<String> = SIZES.iter().map(|s| format!("\"{s}\"")).collect();
+    let text = format!(
+        "/*+++
+# The declaration of this example; AUTHORING.md says what each key means.
+problem = \"{problem}\"
+sizes = [{sizes}]
+
+[[launch]]
+kernel = \"{kernel}\"
+grid = \"min(ceil_div(n, {BLOCK}), sms * 8)\"
+block = {BLOCK}
+args = [{args}]
++++*/
+
+{comment}extern \"C\" __global__ void {kernel}({params}) {{
+{body}}}
+",
+        problem = problem.name(),
+        sizes = sizes.join(", "),
+        args = args.join(", "),
+        comment = body.comment,
+        params = params.join(", "),
+        body = body.code,
+    );
+    Ok(NewExample {
+        file: format!("{stem}.cu"),
+        kernel,
+        problem: problem.name().to_string(),
+        text,
+    })
+}
+
+/// Writes `example` under `kernels_dir`, creating its chapter's folder;
+/// refuses to overwrite a file that is there. Returns the path written.
+pub fn write(kernels_dir: &Path, example: &NewExample) -> Result<PathBuf, TemplateError> {
+    let path = kernels_dir.join(&example.file);
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| TemplateError::Io {
+        path: shown.clone(),
+        reason: e.to_string(),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => TemplateError::Exists(shown.clone()),
+            _ => io(e),
+        })?;
+    file.write_all(example.text.as_bytes()).map_err(io)?;
+    Ok(path)
+}
+
+/// What to paste into the chapter, and what to run next.
+pub fn next_steps(example: &NewExample) -> String {
+    let chapter = example
+        .file
+        .rsplit_once('/')
+        .map_or("CHAPTER", |(dir, _)| dir);
+    format!(
+        "Show it in its chapter (src/{chapter}.md, say) with an empty block:
+
+```cuda run file={file}
+```
+
+Then:
+  mdbook-cuda check       compile it with NVRTC, no GPU needed
+  scripts/serve           preview it; its panel says it is not measured yet
+  scripts/test --author   every check, accepting examples not measured yet
+  scripts/book            on a GPU machine: measure it, then commit results/
+",
+        file = example.file
+    )
+}
+
+/// A kernel name from an example's name: `-` becomes `_`, and a leading
+/// digit gets a `k_` before it.
+fn kernel_name(name: &str) -> String {
+    let name = name.replace('-', "_");
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("k_{name}")
+    } else {
+        name
+    }
+}
+
+/// A starting kernel: the comment above it and the code of its body.
+struct Body {
+    comment: String,
+    code: String,
+}
+
+/// The starting kernel of a problem, over its buffers, or `None` for a
+/// problem that has none yet.
+fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Body> {
+    let named = |input: bool| {
+        buffers
+            .iter()
+            .find(|b| matches!(b.role, BufferRole::Input) == input)
+            .map(|b| b.name)
+    };
+    match problem {
+        "sum_f32" => {
+            let (input, out) = (named(true)?, named(false)?);
+            Some(Body {
+                comment: "// A starting point, correct at every size: each thread sums a strided
+// slice of the input (a grid-stride loop), then adds its partial sum into
+// the total with one atomicAdd. The problem sets the total to 0 before
+// every run.
+"
+                .into(),
+                code: format!(
+                    "    float partial = 0.0f;
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += gridDim.x * blockDim.x) {{
+        partial += {input}[i];
+    }}
+    atomicAdd({out}, partial);
+"
+                ),
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::example::Example;
+
+    /// The kernels a source defines: the names of its
+    /// `extern "C" __global__ void NAME(` lines.
+    fn defined_kernels(text: &str) -> Vec<String> {
+        let mark = "extern \"C\" __global__ void ";
+        text.match_indices(mark)
+            .filter_map(|(at, _)| {
+                let rest = &text[at + mark.len()..];
+                rest.find('(').map(|end| rest[..end].trim().to_string())
+            })
+            .collect()
+    }
+
+    // The written file resolves as an example of its problem, and declares
+    // exactly the kernel it defines, with as many arguments as parameters.
+    #[test]
+    fn the_new_file_resolves_and_declares_its_kernel() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels");
+        std::fs::create_dir(&kernels).unwrap();
+        let new = new_example("reductions/my-sum", "sum_f32").unwrap();
+        assert_eq!(new.file, "reductions/my-sum.cu");
+        assert_eq!(new.kernel, "my_sum");
+        let path = write(&kernels, &new).unwrap();
+        assert_eq!(path, kernels.join("reductions/my-sum.cu"));
+        let example = Example::from_file(dir.path(), &kernels, &new.file, None, None).unwrap();
+        assert_eq!(example.id, "reductions/my-sum");
+        let d = &example.declaration;
+        assert_eq!(d.problem, "sum_f32");
+        assert_eq!(d.sizes.len(), SIZES.len());
+        let declared: Vec<&str> = d.launches.iter().map(|l| l.kernel.as_str()).collect();
+        assert_eq!(declared, ["my_sum"]);
+        assert_eq!(defined_kernels(&new.text), ["my_sum"]);
+        assert_eq!(d.launches[0].args, ["input", "out", "n"]);
+        let signature = new
+            .text
+            .split("void my_sum(")
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .unwrap();
+        assert_eq!(signature, "const float* input, float* out, unsigned int n");
+        assert!(new.text.contains("atomicAdd(out, partial);"));
+    }
+
+    // A file that is there is never overwritten.
+    #[test]
+    fn an_existing_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = new_example("ch/a", "sum_f32").unwrap();
+        write(dir.path(), &new).unwrap();
+        std::fs::write(dir.path().join("ch/a.cu"), "mine").unwrap();
+        let err = write(dir.path(), &new).unwrap_err().to_string();
+        assert!(err.ends_with("ch/a.cu already exists: nothing was written; choose another NAME, or edit that file"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("ch/a.cu")).unwrap(),
+            "mine"
+        );
+    }
+
+    // Targets must be CHAPTER/NAME of plain names; problems must exist.
+    #[test]
+    fn bad_targets_and_problems() {
+        for target in ["name", "/abs/name", "ch/../x", "ch/", "ch/a b", "ch\\x"] {
+            let err = new_example(target, "sum_f32").unwrap_err().to_string();
+            assert!(err.contains("is not CHAPTER/NAME"), "{target}: {err}");
+        }
+        let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
+        assert_eq!(err, "unknown problem `sum_f64`: this runner knows sum_f32");
+        assert_eq!(
+            new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,
+            "k_2pass"
+        );
+        assert_eq!(
+            new_example("part/ch/a", "sum_f32").unwrap().file,
+            "part/ch/a.cu"
+        );
+    }
+
+    // The next steps give the block to paste and the commands, in order.
+    #[test]
+    fn next_steps_name_the_fence_and_the_commands() {
+        let steps = next_steps(&new_example("reductions/my_sum", "sum_f32").unwrap());
+        assert!(steps.starts_with(
+            "Show it in its chapter (src/reductions.md, say) with an empty block:\n\n```cuda run file=reductions/my_sum.cu\n```\n"
+        ));
+        let order: Vec<usize> = [
+            "mdbook-cuda check",
+            "scripts/serve",
+            "scripts/test --author",
+            "scripts/book",
+        ]
+        .iter()
+        .map(|c| steps.find(c).unwrap())
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{steps}");
+    }
+}

@@ -84,7 +84,11 @@ for f in "$kill_copy"/results/planted/*.json; do python3 -c "import json,sys; js
 stamp "peers"
 mkdir -p results/peers
 RAW="$out/peers-raw.jsonl" bash bench/peers/run.sh results/peers/sum_f32.jsonl > "$out/peers.log" 2>&1 || echo "peers: some step failed, see peers.log"
-cuda-runner peers --problem sum_f32 --ours results/reductions/fast_reduce.json --peers results/peers/sum_f32.jsonl > results/peers/sum_f32.json
+# Every problem bench/peers/peers.toml lists, against the book kernel it names.
+python3 -c 'import tomllib; [print(p, e["ours"]) for p, e in tomllib.load(open("bench/peers/peers.toml", "rb")).items()]' |
+while read -r problem ours; do
+    cuda-runner peers --problem "$problem" --ours "results/$ours.json" --peers "results/peers/$problem.jsonl" > "results/peers/$problem.json"
+done
 tail -12 "$out/peers.log"
 
 stamp "profile at 2^30: counters (Nsight Compute) and SASS of fast_reduce"

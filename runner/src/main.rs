@@ -82,6 +82,9 @@ enum Command {
         /// The peers' JSON lines.
         #[arg(long)]
         peers: PathBuf,
+        /// The peers' names and colours, by problem.
+        #[arg(long, default_value = "bench/peers/peers.toml")]
+        config: PathBuf,
     },
     /// Compile-only entry of `mdbook-cuda check`: compile the examples of
     /// the job in FILE and print one verdict per example as a JSON array.
@@ -127,11 +130,20 @@ fn main() -> Result<()> {
             problem,
             ours,
             peers,
+            config,
         } => {
             let record: Record = serde_json::from_str(&std::fs::read_to_string(&ours)?)
                 .with_context(|| format!("{} is not a record", ours.display()))?;
             let lines = std::fs::read_to_string(&peers)?;
-            let report = cuda_runner::peers::combine(&problem, &record, &lines)?;
+            let configs = cuda_runner::peers::load_config(
+                &std::fs::read_to_string(&config)
+                    .with_context(|| format!("reading {}", config.display()))?,
+            )
+            .with_context(|| format!("{} is not a peers list", config.display()))?;
+            let entry = configs
+                .get(&problem)
+                .with_context(|| format!("{} lists no peers for `{problem}`", config.display()))?;
+            let report = cuda_runner::peers::combine(&problem, &record, &lines, entry)?;
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(())
         }

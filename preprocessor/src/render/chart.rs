@@ -11,7 +11,7 @@
 //! Without a font backend plotters only estimates text widths; the browser
 //! lays the `<text>` out with the page's fonts.
 
-use super::reports::{CHARTED_PEERS, PEERS, gbs, ours_label};
+use super::reports::{gbs, ours_label, peers_of};
 use cuda_measured_core::peers::{Report, Timing};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
@@ -47,11 +47,18 @@ struct Series {
 
 /// Mid-tone colours, readable on white and on mdBook's dark themes.
 const OURS_COLOUR: RGBColor = RGBColor(0xE8, 0x71, 0x0A);
-const PEER_COLOURS: [(&str, RGBColor); 3] = [
-    ("cub", RGBColor(0x4C, 0x8B, 0xD6)),
-    ("torch", RGBColor(0xD0, 0x48, 0x7A)),
-    ("cupy", RGBColor(0x3A, 0xA0, 0x5E)),
-];
+/// `#RRGGBB` as a colour (the ink colour, so the page's text colour, when
+/// it does not parse; `bench/peers/peers.toml` is checked when read).
+fn colour_of(hex: &str) -> RGBColor {
+    let byte = |i: usize| {
+        hex.get(i..i + 2)
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+    };
+    match (hex.strip_prefix('#').map(|_| ()), byte(1), byte(3), byte(5)) {
+        (Some(()), Some(r), Some(g), Some(b)) if hex.len() == 7 => RGBColor(r, g, b),
+        _ => INK,
+    }
+}
 
 /// The chart of `report` as an SVG element, or why it cannot be drawn.
 pub fn peers_svg(report: &Report) -> Result<String, String> {
@@ -99,19 +106,14 @@ fn series_of(report: &Report) -> Vec<Series> {
         width: 3,
         runs: runs_of(&|row| row.ours.as_ref()),
     }];
-    for key in CHARTED_PEERS {
-        let runs = runs_of(&|row| row.peers.get(key));
+    for peer in peers_of(report).into_iter().filter(|p| p.chart) {
+        let runs = runs_of(&|row| row.peers.get(&peer.key));
         if runs.is_empty() {
             continue;
         }
-        let label = PEERS.iter().find(|(k, _)| *k == key).map_or(key, |p| p.1);
-        let colour = PEER_COLOURS
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(INK, |p| p.1);
         out.push(Series {
-            label: label.to_string(),
-            colour,
+            label: peer.label,
+            colour: colour_of(&peer.colour),
             width: 2,
             runs,
         });
@@ -507,5 +509,13 @@ mod tests {
         );
         assert_eq!(tick_label(&200.0), "200");
         assert_eq!(power_label(&30.0), "2^30");
+    }
+
+    // Colours come from the peers list as #RRGGBB; anything else is ink.
+    #[test]
+    fn peer_colours_are_read_from_hex() {
+        assert_eq!(colour_of("#4C8BD6"), RGBColor(0x4C, 0x8B, 0xD6));
+        assert_eq!(colour_of("4C8BD6"), INK);
+        assert_eq!(colour_of("#4C8BZZ"), INK);
     }
 }

@@ -6,21 +6,49 @@
 
 use crate::figures;
 use crate::status_page::StatusPage;
-use cuda_measured_core::peers::{Report as PeersReport, Row, Timing};
+use cuda_measured_core::peers::{PeerInfo, Report as PeersReport, Row, Timing};
 use cuda_measured_core::repeatability::{GOAL_FLOOR_US, GOAL_PCT, Report as RepeatReport};
 
-/// The peers of the comparison, in column order: key in the stored rows,
-/// and the name shown (chart legend, table heading).
-pub const PEERS: [(&str, &str); 4] = [
-    ("cub", "CUB DeviceReduce::Sum"),
-    ("cub_i32", "CUB DeviceReduce::Sum, int32 count"),
-    ("torch", "torch.sum"),
-    ("cupy", "cupy.sum"),
-];
+/// Colours of peers a report names without its own (reports written
+/// before `bench/peers/peers.toml` was copied into them), in turn.
+const FALLBACK_COLOURS: [&str; 4] = ["#4C8BD6", "#D0487A", "#3AA05E", "#8A6FD1"];
 
-/// The peers drawn in the chart (`cub_i32` is the same call as `cub`, so it
-/// is in the table only).
-pub const CHARTED_PEERS: [&str; 3] = ["cub", "torch", "cupy"];
+/// The peers of a comparison in column order, with names and colours: the
+/// report's own (from `bench/peers/peers.toml`), or, for older reports, the
+/// keys found in its rows.
+pub fn peers_of(report: &PeersReport) -> Vec<PeerInfo> {
+    if !report.peer_info.is_empty() {
+        return report.peer_info.clone();
+    }
+    let mut keys: Vec<&String> = report.rows.iter().flat_map(|r| r.peers.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .enumerate()
+        .map(|(i, key)| PeerInfo {
+            key: key.clone(),
+            label: key.clone(),
+            short: key.clone(),
+            colour: FALLBACK_COLOURS[i % FALLBACK_COLOURS.len()].to_string(),
+            chart: true,
+        })
+        .collect()
+}
+
+/// The peer the ratio column divides by.
+fn reference_of(report: &PeersReport) -> Option<PeerInfo> {
+    let peers = peers_of(report);
+    let key = if report.reference.is_empty() {
+        "cub"
+    } else {
+        report.reference.as_str()
+    };
+    peers
+        .iter()
+        .find(|p| p.key == key)
+        .or_else(|| peers.first())
+        .cloned()
+}
 
 /// Mark of a timing whose answer failed the problem's check.
 const FAILED: (&str, &str) = ("✗", "failed the problem's check");
@@ -84,8 +112,18 @@ pub fn ours_label(report: &PeersReport) -> String {
 
 /// The heading line of a comparison.
 pub fn peers_heading(report: &PeersReport) -> String {
+    let names: Vec<String> = peers_of(report)
+        .into_iter()
+        .filter(|p| p.chart)
+        .map(|p| p.short)
+        .collect();
+    let against = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "no peers".to_string(),
+    };
     format!(
-        "{}: {} against CUB, torch and cupy",
+        "{}: {} against {against}",
         report.problem, report.ours_example
     )
 }
@@ -114,13 +152,17 @@ pub fn peers_table(report: &PeersReport) -> Table {
         Cell::new("N"),
         Cell::titled("ours µs", &report.ours_example),
     ];
-    head.push(Cell::titled("CUB µs", PEERS[0].1));
-    head.push(Cell::titled("CUB (int32 count) µs", PEERS[1].1));
-    head.push(Cell::new("torch µs"));
-    head.push(Cell::new("cupy µs"));
+    let peers = peers_of(report);
+    for p in &peers {
+        head.push(Cell::titled(format!("{} µs", p.short), &p.label));
+    }
+    let reference = reference_of(report);
+    let reference_name = reference
+        .as_ref()
+        .map_or("the reference", |p| p.short.as_str());
     head.push(Cell::titled(
-        "CUB / ours",
-        "CUB's time over ours: 1.00 or more means ours is at least as fast",
+        format!("{reference_name} / ours"),
+        format!("{reference_name}'s time over ours: 1.00 or more means ours is at least as fast"),
     ));
     head.push(Cell::titled(
         "ours GB/s",
@@ -143,12 +185,12 @@ pub fn peers_table(report: &PeersReport) -> Table {
         .map(|row| {
             let mut cells = vec![Cell::new(row.n.to_string())];
             cells.push(marks.time(row.ours.as_ref()));
-            for (key, _) in PEERS {
-                cells.push(marks.time(row.peers.get(key)));
+            for p in &peers {
+                cells.push(marks.time(row.peers.get(&p.key)));
             }
-            let cub = row.peers.get("cub");
-            cells.push(match (cub, &row.ours) {
-                (Some(c), Some(o)) => ratio_cell(c.median_us, o.median_us),
+            let theirs = reference.as_ref().and_then(|p| row.peers.get(&p.key));
+            cells.push(match (theirs, &row.ours) {
+                (Some(t), Some(o)) => ratio_cell(reference_name, t.median_us, o.median_us),
                 _ => Cell::none(),
             });
             let ours_gbs = row.ours.as_ref().map(|o| gbs(row, o));
@@ -170,7 +212,7 @@ pub fn peers_table(report: &PeersReport) -> Table {
 /// CUB's time over ours, to three decimals, or as many more as it takes
 /// for a ratio below 1 (CUB ahead) not to read as 1.000; the tooltip gives
 /// both medians and the margin.
-fn ratio_cell(cub_us: f64, ours_us: f64) -> Cell {
+fn ratio_cell(reference: &str, cub_us: f64, ours_us: f64) -> Cell {
     let r = cub_us / ours_us;
     let mut text = format!("{r:.3}");
     let mut decimals = 3;
@@ -178,12 +220,12 @@ fn ratio_cell(cub_us: f64, ours_us: f64) -> Cell {
         decimals += 1;
         text = format!("{r:.decimals$}");
     }
-    let side = if r < 1.0 { "CUB" } else { "ours" };
+    let side = if r < 1.0 { reference } else { "ours" };
     let margin = 100.0 * (cub_us.max(ours_us) / cub_us.min(ours_us) - 1.0);
     Cell::titled(
         text,
         format!(
-            "CUB {} over ours {}: {side} ahead by {margin:.3}%",
+            "{reference} {} over ours {}: {side} ahead by {margin:.3}%",
             figures::time_us(cub_us),
             figures::time_us(ours_us)
         ),
@@ -376,7 +418,7 @@ pub(crate) mod tests {
         noisy["noisy"] = true.into();
         let mut failed = timing(9.25);
         failed["pass"] = false.into();
-        serde_json::from_value(serde_json::json!({
+        let report = serde_json::from_value(serde_json::json!({
             "schema": 1, "problem": "sum_f32", "ours_example": "reductions/fast_reduce",
             "ours_key": "k", "gpu": "NVIDIA H200", "peak_gbs": 4800.0,
             "ceilings": {"read_gbs": 4328.2, "copy_gbs": 3936.5, "launch_floor_us": 2.784,
@@ -391,8 +433,31 @@ pub(crate) mod tests {
                  "peers": {"cub": timing(250.05), "cub_i32": timing(250.08),
                     "torch": timing(258.27), "cupy": failed}}
             ]
-        }))
-        .expect("the test report matches the runner's schema")
+        }));
+        let mut report: PeersReport = report.expect("the test report matches the runner's schema");
+        let config =
+            cuda_measured_core::peers::load_config(include_str!("../../../bench/peers/peers.toml"))
+                .expect("the peers list parses");
+        report.peer_info = config["sum_f32"].peer.clone();
+        report.reference = config["sum_f32"].reference.clone();
+        report
+    }
+
+    // A report written before peers carried their names shows its keys,
+    // each in a colour of its own; the ratio still divides by CUB.
+    #[test]
+    fn old_reports_name_peers_by_their_keys() {
+        let mut report = peers_report();
+        report.peer_info.clear();
+        report.reference.clear();
+        let keys: Vec<String> = peers_of(&report).into_iter().map(|p| p.short).collect();
+        assert_eq!(keys, ["cub", "cub_i32", "cupy", "torch"]);
+        let table = peers_table(&report);
+        assert_eq!(table.head[6].text, "cub / ours");
+        assert_eq!(
+            peers_heading(&report),
+            "sum_f32: reductions/fast_reduce against cub, cub_i32, cupy and torch"
+        );
     }
 
     fn texts(row: &[Cell]) -> Vec<&str> {
@@ -403,13 +468,13 @@ pub(crate) mod tests {
     // is ahead and by how much.
     #[test]
     fn a_narrow_cub_win_shows_below_one() {
-        let c = ratio_cell(953.42, 953.50);
+        let c = ratio_cell("CUB", 953.42, 953.50);
         assert_eq!(c.text, "0.9999");
         assert!(c.title.as_deref().unwrap().contains("CUB ahead by 0.008%"));
-        assert_eq!(ratio_cell(250.1, 248.6).text, "1.006");
-        assert_eq!(ratio_cell(100.0, 100.0).text, "1.000");
+        assert_eq!(ratio_cell("CUB", 250.1, 248.6).text, "1.006");
+        assert_eq!(ratio_cell("CUB", 100.0, 100.0).text, "1.000");
         assert!(
-            ratio_cell(100.0, 100.0)
+            ratio_cell("CUB", 100.0, 100.0)
                 .title
                 .unwrap()
                 .contains("ours ahead by 0.000%")

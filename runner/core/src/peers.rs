@@ -45,6 +45,60 @@ pub struct Row {
     pub peers: BTreeMap<String, Timing>,
 }
 
+/// How one peer is named and drawn: an entry of `bench/peers/peers.toml`,
+/// copied into the report so that pages take names and colours from data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerInfo {
+    /// The key of its timings in [`Row::peers`] (the `impl` of its lines).
+    pub key: String,
+    /// Its full name (chart legend, tooltips): `CUB DeviceReduce::Sum`.
+    pub label: String,
+    /// Its short name (table headings): `CUB`.
+    pub short: String,
+    /// Its chart colour, `#RRGGBB`.
+    pub colour: String,
+    /// Whether the chart draws it (a variant of another peer may be in the
+    /// table only).
+    #[serde(default)]
+    pub chart: bool,
+}
+
+/// One problem's entry of `bench/peers/peers.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProblemPeers {
+    /// The book's example compared (`reductions/fast_reduce`).
+    pub ours: String,
+    /// The peer the ratio column divides by (`cub`).
+    pub reference: String,
+    /// The peers, in table order.
+    pub peer: Vec<PeerInfo>,
+}
+
+/// Reads `bench/peers/peers.toml`: the peers of every problem, by problem.
+pub fn load_config(text: &str) -> anyhow::Result<BTreeMap<String, ProblemPeers>> {
+    let config: BTreeMap<String, ProblemPeers> = toml::from_str(text)?;
+    for (problem, entry) in &config {
+        anyhow::ensure!(
+            entry.peer.iter().any(|p| p.key == entry.reference),
+            "[{problem}]: reference `{}` is not one of its peers",
+            entry.reference
+        );
+        for p in &entry.peer {
+            anyhow::ensure!(
+                p.colour.len() == 7
+                    && p.colour.starts_with('#')
+                    && u32::from_str_radix(&p.colour[1..], 16).is_ok(),
+                "[{problem}] peer `{}`: colour `{}` is not #RRGGBB",
+                p.key,
+                p.colour
+            );
+        }
+    }
+    Ok(config)
+}
+
 /// The stored comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -69,6 +123,14 @@ pub struct Report {
     pub measured_at: String,
     /// One row per size, ascending.
     pub rows: Vec<Row>,
+    /// The peers' names and colours, in table order (empty in reports
+    /// written before they were kept: pages then show the keys).
+    #[serde(default)]
+    pub peer_info: Vec<PeerInfo>,
+    /// The key of the peer the ratio column divides by (empty in older
+    /// reports: `cub`).
+    #[serde(default)]
+    pub reference: String,
 }
 
 /// A line of the peers' JSON-lines output.
@@ -90,7 +152,13 @@ struct PeerLine {
 
 /// Builds the report from the book's record of its kernel and the peers'
 /// JSON lines; sizes are those both sides measured or either did.
-pub fn combine(problem: &str, ours: &Record, peers_jsonl: &str) -> anyhow::Result<Report> {
+pub fn combine(
+    problem: &str,
+    ours: &Record,
+    peers_jsonl: &str,
+    config: &ProblemPeers,
+) -> anyhow::Result<Report> {
+    let bytes = |n: u64| crate::problem::lookup(problem).map_or(4 * n + 4, |p| p.bytes(n));
     let mut rows: BTreeMap<u64, Row> = BTreeMap::new();
     for s in &ours.sizes {
         rows.insert(
@@ -142,7 +210,7 @@ pub fn combine(problem: &str, ours: &Record, peers_jsonl: &str) -> anyhow::Resul
         };
         let row = rows.entry(n).or_insert_with(|| Row {
             n: Size(n),
-            bytes: 4 * n + 4,
+            bytes: bytes(n),
             ours: None,
             peers: BTreeMap::new(),
         });
@@ -171,5 +239,7 @@ pub fn combine(problem: &str, ours: &Record, peers_jsonl: &str) -> anyhow::Resul
         versions,
         measured_at: ours.measured_at.clone(),
         rows: rows.into_values().collect(),
+        peer_info: config.peer.clone(),
+        reference: config.reference.clone(),
     })
 }

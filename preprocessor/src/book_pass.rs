@@ -8,6 +8,7 @@
 //! accepts.
 
 use crate::catalog::{Catalog, ChapterText};
+use crate::compile_step;
 use crate::config::{Mode, Settings};
 use crate::directives::{self, Directive};
 use crate::measure::{self, Bench, IsolatedBench, MeasureError, Settled};
@@ -65,8 +66,9 @@ pub struct Pass {
     pub chapters: Vec<String>,
 }
 
-/// Collects, settles and renders the examples and directives of
-/// `chapters`; progress of measuring goes to `log`.
+/// Collects, compiles (as `settings.compile` says), settles and renders the
+/// examples and directives of `chapters`; progress of compiling and
+/// measuring goes to `log`.
 pub fn run_pass(
     chapters: &[ChapterText],
     settings: &Settings,
@@ -75,7 +77,8 @@ pub fn run_pass(
     log: &mut dyn Write,
 ) -> Result<Pass, MeasureError> {
     let catalog = Catalog::build(settings, chapters);
-    let settled = measure::settle(&catalog, settings, bench, log)?;
+    let compiled = compile_step::compile_book(&catalog, settings, log);
+    let settled = measure::settle(&catalog, settings, &compiled, bench, log)?;
     let stored = StoredReports::new(&settings.results, settings.shown(&settings.results));
     let results = Results::new(&catalog, &settled.outcomes, &stored);
     let book = BookView {
@@ -243,6 +246,12 @@ fn rewrite_chapter(
 /// of a stored report does not wait. `{{#gpu}}` waits while no
 /// example has a current record and some wait to be measured.
 fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
+    if matches!(
+        directive,
+        Directive::Peers { .. } | Directive::Repeatability
+    ) {
+        return values::report_awaits_measuring(directive, results);
+    }
     let catalog = results.catalog();
     let outcomes = results.outcomes();
     if *directive == Directive::Gpu {

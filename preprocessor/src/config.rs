@@ -11,6 +11,8 @@
 //! results = "results"    # results store, relative to the book
 //! timeout-s = 120        # time limit of one example without its own
 //! on-failure = "continue" # continue | bail, for malformed examples
+//! compile = true         # compile every example with NVRTC in every build
+//!                        # (cached in .cuda-measured/compile/)
 //! ```
 
 use mdbook_preprocessor::config::Config;
@@ -125,6 +127,12 @@ pub const ENV_MODE: &str = "CUDA_MEASURED_MODE";
 pub const ENV_STRICT: &str = "CUDA_MEASURED_STRICT";
 /// Environment variable overriding `runner`.
 pub const ENV_RUNNER: &str = "CUDA_MEASURED_RUNNER";
+/// Environment variable overriding `compile` (`0`/`false` turns the
+/// compiling of every build off, `1`/`true` on).
+pub const ENV_COMPILE: &str = "CUDA_MEASURED_COMPILE";
+
+/// The folder, under the book root, of the build's compile cache.
+pub const COMPILE_CACHE: &str = ".cuda-measured/compile";
 
 /// The table as written; unknown keys are refused so typos surface.
 #[derive(Debug, Default, Deserialize)]
@@ -137,6 +145,7 @@ struct Table {
     results: Option<PathBuf>,
     timeout_s: Option<u64>,
     on_failure: Option<OnFailure>,
+    compile: Option<bool>,
     // Keys mdBook itself reads for every preprocessor: accepted, unused.
     #[serde(rename = "command")]
     _command: Option<IgnoredAny>,
@@ -155,7 +164,7 @@ struct Table {
 pub enum ConfigError {
     /// The book.toml table does not parse.
     #[error(
-        "book.toml [preprocessor.cuda]: {0}; known keys: mode, strict, runner, kernels, results, timeout-s, on-failure"
+        "book.toml [preprocessor.cuda]: {0}; known keys: mode, strict, runner, kernels, results, timeout-s, on-failure, compile"
     )]
     Table(String),
     /// An environment variable with a value we cannot use.
@@ -191,6 +200,11 @@ pub struct Settings {
     pub timeout: Duration,
     /// What malformed examples do.
     pub on_failure: OnFailure,
+    /// Whether every build compiles the examples (through the runner, with
+    /// NVRTC) and holds each declaration to its kernels.
+    pub compile: bool,
+    /// The compile cache folder ([`COMPILE_CACHE`] under the root).
+    pub compile_cache: PathBuf,
 }
 
 impl Settings {
@@ -217,6 +231,10 @@ impl Settings {
         if let Some(value) = env(ENV_RUNNER).filter(|v| !v.trim().is_empty()) {
             runner = Some(value);
         }
+        let mut compile = table.compile.unwrap_or(true);
+        if let Some(value) = env(ENV_COMPILE).filter(|v| !v.trim().is_empty()) {
+            compile = switch(ENV_COMPILE, &value)?;
+        }
         let under_root =
             |p: Option<PathBuf>, default: &str| root.join(p.unwrap_or_else(|| default.into()));
         Ok(Settings {
@@ -232,6 +250,8 @@ impl Settings {
                 Duration::from_secs,
             ),
             on_failure: table.on_failure.unwrap_or_default(),
+            compile,
+            compile_cache: root.join(COMPILE_CACHE),
         })
     }
 
@@ -243,6 +263,19 @@ impl Settings {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/")
+    }
+}
+
+/// An on/off environment variable's value.
+fn switch(var: &'static str, value: &str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(ConfigError::Env {
+            var,
+            value: value.to_string(),
+            allowed: "1/true or 0/false",
+        }),
     }
 }
 
@@ -295,13 +328,15 @@ mod tests {
         assert_eq!(s.src, Path::new("/book/src"));
         assert_eq!(s.timeout, Duration::from_secs(120));
         assert_eq!(s.on_failure, OnFailure::Continue);
+        assert!(s.compile);
+        assert_eq!(s.compile_cache, Path::new("/book/.cuda-measured/compile"));
     }
 
     // Every key of the table is read, next to mdBook's own keys.
     #[test]
     fn table_keys() {
         let s = load(
-            "[preprocessor.cuda]\ncommand = \"mdbook-cuda\"\nafter = [\"links\"]\nrenderers = [\"html\"]\nmode = \"frozen\"\nstrict = true\nrunner = \"bin/cuda-runner\"\nkernels = \"k\"\nresults = \"r\"\ntimeout-s = 5\non-failure = \"bail\"\n",
+            "[preprocessor.cuda]\ncommand = \"mdbook-cuda\"\nafter = [\"links\"]\nrenderers = [\"html\"]\nmode = \"frozen\"\nstrict = true\nrunner = \"bin/cuda-runner\"\nkernels = \"k\"\nresults = \"r\"\ntimeout-s = 5\non-failure = \"bail\"\ncompile = false\n",
             &[],
         )
         .unwrap();
@@ -312,6 +347,7 @@ mod tests {
         assert_eq!(s.results, Path::new("/book/r"));
         assert_eq!(s.timeout, Duration::from_secs(5));
         assert_eq!(s.on_failure, OnFailure::Bail);
+        assert!(!s.compile);
     }
 
     // The environment wins over book.toml, so CI can be strict without editing it.
@@ -334,6 +370,11 @@ mod tests {
         assert_eq!(strict("1"), Strict::On);
         assert_eq!(strict("0"), Strict::Off);
         assert_eq!(strict(" Author "), Strict::Author);
+        let compile = |toml_text, value| load(toml_text, &[(ENV_COMPILE, value)]).unwrap().compile;
+        assert!(!compile(toml_text, "0"));
+        assert!(!compile(toml_text, "false"));
+        assert!(compile("[preprocessor.cuda]\ncompile = false\n", "1"));
+        assert!(!compile("[preprocessor.cuda]\ncompile = false\n", ""));
     }
 
     // The author's mode of strict is a value of the same switch, in
@@ -376,5 +417,9 @@ mod tests {
         let err = load("", &[(ENV_STRICT, "maybe")]).unwrap_err().to_string();
         assert!(err.contains("CUDA_MEASURED_STRICT"), "{err}");
         assert!(err.contains("1/true, 0/false or author"), "{err}");
+        let err = load("", &[(ENV_COMPILE, "sometimes")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("CUDA_MEASURED_COMPILE"), "{err}");
     }
 }

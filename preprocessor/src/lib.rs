@@ -3,9 +3,12 @@
 //! Data enters as mdBook's book JSON; [`scan`] finds ```` ```cuda run ````
 //! blocks and [`directives`] the `{{#measured}}`-style directives;
 //! [`catalog`] resolves every example across the book with the runner
-//! library; [`measure`] settles each [`outcome`] from the results store and,
-//! where the [`config`] mode allows, a GPU; [`stored`] reads the reports a
-//! measuring session leaves next to the records (peers, repeatability);
+//! library; [`compile_step`] has the runner compile them with NVRTC
+//! ([`compile_run`]), cached ([`compile_cache`]), and holds each to its
+//! declaration ([`compile_judge`]); [`measure`] settles each [`outcome`]
+//! from the results store and, where the [`config`] mode allows, a GPU;
+//! [`stored`] reads the reports a measuring session leaves next to the
+//! records (peers, repeatability);
 //! [`values`] evaluates directives ([`status_page`] the rows of
 //! `{{#status}}`); [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
@@ -15,6 +18,10 @@ pub mod book_files;
 pub mod book_pass;
 pub mod catalog;
 pub mod cmd;
+pub mod compile_cache;
+pub mod compile_judge;
+pub mod compile_run;
+pub mod compile_step;
 pub mod config;
 pub mod directives;
 pub mod fence_info;

@@ -7,6 +7,7 @@
 //! is [`Outcome::Unstored`]: the panel warns, and a strict build fails.
 
 use crate::catalog::Catalog;
+use crate::compile_step::Compiled;
 use crate::config::{Mode, Settings};
 use crate::outcome::{Outcome, status_words};
 use cuda_measured_core::isolate;
@@ -42,10 +43,12 @@ pub struct Settled {
     pub measured: usize,
 }
 
-/// Reads and, as the mode allows, measures every example of `catalog`.
+/// Reads and, as the mode allows, measures every example of `catalog`;
+/// an example that `compiled` says is broken is, and is not measured.
 pub fn settle(
     catalog: &Catalog,
     settings: &Settings,
+    compiled: &Compiled,
     bench: &mut dyn Bench,
     progress: &mut dyn Write,
 ) -> Result<Settled, MeasureError> {
@@ -54,13 +57,17 @@ pub fn settle(
         outcomes: catalog
             .entries
             .iter()
-            .map(|entry| match &entry.resolved {
-                Err(message) => Outcome::Broken(message.clone()),
-                Ok(r) => store
-                    .lookup(&r.example.id, &r.key)
-                    .map(Outcome::from)
-                    .unwrap_or_else(|e| Outcome::Broken(format!("{}: {e}", entry.place))),
-            })
+            .enumerate()
+            .map(
+                |(index, entry)| match (&entry.resolved, compiled.broken(index)) {
+                    (Err(message), _) => Outcome::Broken(message.clone()),
+                    (Ok(_), Some(message)) => Outcome::Broken(message.to_string()),
+                    (Ok(r), None) => store
+                        .lookup(&r.example.id, &r.key)
+                        .map(Outcome::from)
+                        .unwrap_or_else(|e| Outcome::Broken(format!("{}: {e}", entry.place))),
+                },
+            )
             .collect(),
         ..Settled::default()
     };
@@ -329,7 +336,14 @@ mod tests {
     fn frozen_reads_the_store_only() {
         let (_dir, settings, catalog) = book(Mode::Frozen);
         let mut fake = bench(true);
-        let settled = settle(&catalog, &settings, &mut fake, &mut Vec::new()).unwrap();
+        let settled = settle(
+            &catalog,
+            &settings,
+            &Compiled::default(),
+            &mut fake,
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(kinds(&settled), ["fresh", "stale", "missing", "broken"]);
         assert_eq!(fake.probes, 0);
     }
@@ -340,7 +354,14 @@ mod tests {
         let (_dir, settings, catalog) = book(Mode::Auto);
         let mut fake = bench(true);
         let mut progress = Vec::new();
-        let settled = settle(&catalog, &settings, &mut fake, &mut progress).unwrap();
+        let settled = settle(
+            &catalog,
+            &settings,
+            &Compiled::default(),
+            &mut fake,
+            &mut progress,
+        )
+        .unwrap();
         assert_eq!(fake.measured, ["b", "c"]);
         assert_eq!(fake.probes, 1);
         assert_eq!(kinds(&settled), ["fresh", "fresh", "fresh", "broken"]);
@@ -369,7 +390,14 @@ mod tests {
         };
         let mut fake = occupied(bench(true));
         let mut progress = Vec::new();
-        let settled = settle(&catalog, &settings, &mut fake, &mut progress).unwrap();
+        let settled = settle(
+            &catalog,
+            &settings,
+            &Compiled::default(),
+            &mut fake,
+            &mut progress,
+        )
+        .unwrap();
         assert_eq!(fake.measured, ["b", "c"]);
         assert_eq!(kinds(&settled), ["fresh", "fresh", "unstored", "broken"]);
         let Outcome::Unstored { record, reason } = &settled.outcomes[2] else {
@@ -420,7 +448,14 @@ mod tests {
         let (_dir, settings, catalog) = book(Mode::Auto);
         let mut fake = bench(false);
         let mut progress = Vec::new();
-        let settled = settle(&catalog, &settings, &mut fake, &mut progress).unwrap();
+        let settled = settle(
+            &catalog,
+            &settings,
+            &Compiled::default(),
+            &mut fake,
+            &mut progress,
+        )
+        .unwrap();
         assert_eq!(kinds(&settled), ["fresh", "stale", "missing", "broken"]);
         assert!(
             String::from_utf8(progress)
@@ -434,9 +469,23 @@ mod tests {
     fn force_measures_everything_or_fails() {
         let (_dir, settings, catalog) = book(Mode::Force);
         let mut fake = bench(true);
-        settle(&catalog, &settings, &mut fake, &mut Vec::new()).unwrap();
+        settle(
+            &catalog,
+            &settings,
+            &Compiled::default(),
+            &mut fake,
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(fake.measured, ["a", "b", "c"]);
-        let err = settle(&catalog, &settings, &mut bench(false), &mut Vec::new()).unwrap_err();
+        let err = settle(
+            &catalog,
+            &settings,
+            &Compiled::default(),
+            &mut bench(false),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("measure 3 examples"), "{err}");
     }
 

@@ -34,7 +34,7 @@ pub struct StatusRow {
     pub place: String,
     /// Index of its chapter among the book's chapters.
     pub chapter: usize,
-    /// The `id` of its panel (`example-reductions-stride`), when the panel
+    /// The `id` of its panel (`example-reductions/stride`), when the panel
     /// has one.
     pub anchor: Option<String>,
     /// The link to its panel from the status page, once
@@ -106,10 +106,7 @@ impl StatusPage {
                     fragment
                 }
             } else {
-                format!(
-                    "{}{fragment}",
-                    relative_link(page, &chapter.with_extension("html"))
-                )
+                format!("{}{fragment}", relative_link(page, &rendered(chapter)))
             });
         }
     }
@@ -134,14 +131,29 @@ impl StatusPage {
     }
 }
 
+/// The page mdBook renders a chapter to: `ch.md` → `ch.html`, and a
+/// `README.md` → `index.html` (mdBook's index preprocessor).
+fn rendered(chapter: &std::path::Path) -> std::path::PathBuf {
+    if chapter
+        .file_stem()
+        .is_some_and(|s| s.eq_ignore_ascii_case("readme"))
+    {
+        chapter.with_file_name("index.html")
+    } else {
+        chapter.with_extension("html")
+    }
+}
+
 /// The `id` attribute of the panel of example `id`: `example-` and the id
-/// with every character other than a letter, digit, `_` or `.` as `-`
-/// (`reductions/stride` → `example-reductions-stride`).
+/// as it is (`reductions/stride` → `example-reductions/stride`; HTML ids
+/// and URL fragments may hold `/`), so that two examples never share an
+/// anchor; a character an example id cannot hold (only a broken block's
+/// shown name has them) becomes `-`.
 pub fn anchor(id: &str) -> String {
     let safe: String = id
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/') {
                 c
             } else {
                 '-'
@@ -403,13 +415,15 @@ mod tests {
                 Some("example-twice".to_string()),
                 None,
                 None,
-                Some("example-r-gone.cu".to_string()),
+                Some("example-r/gone.cu".to_string()),
             ]
         );
         assert_eq!(
             anchor("reductions/fast_reduce"),
-            "example-reductions-fast_reduce"
+            "example-reductions/fast_reduce"
         );
+        // Ids that differ keep different anchors.
+        assert_ne!(anchor("a/b"), anchor("a-b"));
         assert_eq!(anchor("a b#c"), "example-a-b-c");
     }
 
@@ -443,7 +457,20 @@ mod tests {
         let hrefs: Vec<Option<&str>> = page.rows.iter().map(|r| r.href.as_deref()).collect();
         assert_eq!(
             hrefs,
-            [Some("part/ch.html#example-r-a"), Some("#example-b")]
+            [Some("part/ch.html#example-r/a"), Some("#example-b")]
+        );
+    }
+
+    // A README chapter is rendered as index.html, so its links go there.
+    #[test]
+    fn readme_chapters_link_to_index() {
+        assert_eq!(
+            rendered(std::path::Path::new("part/README.md")),
+            std::path::Path::new("part/index.html")
+        );
+        assert_eq!(
+            rendered(std::path::Path::new("ch.md")),
+            std::path::Path::new("ch.html")
         );
     }
 }

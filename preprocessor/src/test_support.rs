@@ -58,7 +58,8 @@ pub(crate) fn record(status: Status, expect: Expectation) -> Record {
 }
 
 /// A book folder holding `files` (path relative to the book, contents),
-/// with default settings in frozen mode.
+/// with default settings in frozen mode and without compiling (tests that
+/// compile set a runner of their own).
 pub(crate) fn settings_in(files: &[(&str, &str)]) -> (tempfile::TempDir, crate::config::Settings) {
     let dir = tempfile::tempdir().expect("temporary folder");
     for (path, text) in files {
@@ -71,5 +72,6 @@ pub(crate) fn settings_in(files: &[(&str, &str)]) -> (tempfile::TempDir, crate::
     let mut settings =
         crate::config::Settings::load(dir.path(), &config, |_| None).expect("default settings");
     settings.mode = crate::config::Mode::Frozen;
+    settings.compile = false;
     (dir, settings)
 }

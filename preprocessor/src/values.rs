@@ -367,6 +367,37 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
     }
 }
 
+/// Whether a stored report (`{{#peers}}`, `{{#repeatability}}`) is stale
+/// only because examples it covers changed and now wait to be measured:
+/// the author's pre-GPU build accepts that. A method change, an example
+/// gone or broken, or a report that does not exist does not wait for a GPU
+/// alone, and fails as before.
+pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
+    let waits = |id: &str| {
+        results
+            .current(id)
+            .is_some_and(|(_, outcome)| outcome.state().awaits_measuring())
+    };
+    match directive {
+        Directive::Peers { problem } => results
+            .stored
+            .peers(problem)
+            .is_ok_and(|report| waits(&report.ours_example)),
+        Directive::Repeatability => results.stored.repeatability().is_ok_and(|report| {
+            report.method_version == cuda_measured_core::METHOD_VERSION
+                && report
+                    .keys
+                    .iter()
+                    .all(|(id, key)| match results.current(id) {
+                        Some((now, _)) if now == key => true,
+                        Some(_) => waits(id),
+                        None => false,
+                    })
+        }),
+        _ => false,
+    }
+}
+
 /// Why a stored comparison no longer describes the book's kernel: the
 /// example is gone, its code changed since (another key), or its own
 /// record is not current.

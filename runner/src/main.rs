@@ -86,8 +86,10 @@ enum Command {
         #[arg(long, default_value = "bench/peers/peers.toml")]
         config: PathBuf,
     },
-    /// Compile-only entry of `mdbook-cuda check`: compile the examples of
-    /// the job in FILE and print one verdict per example as a JSON array.
+    /// Compile-only entry of the book build and `mdbook-cuda check`:
+    /// compile the examples of the job in FILE and print, as one JSON
+    /// object, this runner's version, the NVRTC it loaded and one verdict
+    /// per example.
     #[command(hide = true)]
     Compile {
         /// The job file written by the plugin.
@@ -226,10 +228,17 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
 }
 
 fn compile_job(job: &Path, arch: &str) -> Result<()> {
-    use cuda_runner::compile_job::{CompileJob, CompileVerdict};
+    use cuda_runner::compile_job::{CompileAnswer, CompileJob, CompileVerdict, Nvrtc};
     let text =
         std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
     let job: CompileJob = serde_json::from_str(&text).context("parsing the compile job")?;
+    let nvrtc = compile::nvrtc_version().map(|version| Nvrtc {
+        version,
+        library: loaded_library("libnvrtc"),
+    });
+    let nvrtc_missing = nvrtc
+        .is_none()
+        .then(|| compile::CompileError::NoNvrtc.to_string());
     let verdicts: Vec<CompileVerdict> = job
         .examples
         .iter()
@@ -250,8 +259,29 @@ fn compile_job(job: &Path, arch: &str) -> Result<()> {
             },
         })
         .collect();
-    println!("{}", serde_json::to_string(&verdicts)?);
+    let answer = CompileAnswer {
+        runner: env!("CARGO_PKG_VERSION").to_string(),
+        nvrtc,
+        nvrtc_missing,
+        verdicts,
+    };
+    println!("{}", serde_json::to_string(&answer)?);
     Ok(())
+}
+
+/// The file of the shared library whose name starts with `prefix` that
+/// this process has loaded, from /proc/self/maps (Linux; elsewhere `None`).
+/// The book's compile cache notices a library replaced in place by it.
+fn loaded_library(prefix: &str) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .find(|path| {
+            Path::new(path)
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(prefix))
+        })
+        .map(str::to_string)
 }
 
 fn new_example(target: &str, problem: &str, kernels: &Path) -> Result<()> {

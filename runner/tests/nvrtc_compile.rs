@@ -240,11 +240,13 @@ fn declarations_that_do_not_match_the_compiled_kernel_are_caught() {
     );
 }
 
-// `cuda-runner compile`, the entry `mdbook-cuda check` uses, reports each
-// compiled example's entry points.
+// `cuda-runner compile`, the entry the book build and `mdbook-cuda check`
+// use, reports each compiled example's entry points, and which NVRTC
+// compiled it (the book's compile cache is keyed by its version and
+// watches its library file).
 #[test]
 fn the_compile_job_reports_entry_points() {
-    use cuda_runner::compile_job::{CompileJob, CompileVerdict};
+    use cuda_runner::compile_job::{CompileAnswer, CompileJob, CompileVerdict};
     if compile::nvrtc_version().is_none() {
         panic!(
             "NVRTC is not on the loader path: run scripts/test, or add nvidia/cu13/lib of `pip install nvidia-cuda-nvrtc==13.0.88` to LD_LIBRARY_PATH"
@@ -265,8 +267,15 @@ fn the_compile_job_reports_entry_points() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
-    let verdicts: Vec<CompileVerdict> = serde_json::from_slice(&output.stdout).unwrap();
-    match &verdicts[..] {
+    let answer = CompileAnswer::parse(&output.stdout).unwrap();
+    let nvrtc = answer.nvrtc.expect("the runner names its NVRTC");
+    assert_eq!(Some(nvrtc.version), compile::nvrtc_version());
+    let library = nvrtc
+        .library
+        .expect("the runner names the library it loaded");
+    assert!(library.contains("libnvrtc"), "{library}");
+    assert_eq!(answer.runner, env!("CARGO_PKG_VERSION"));
+    match &answer.verdicts[..] {
         [CompileVerdict::Compiled { entries, .. }] => {
             assert_eq!(entries.len(), 1);
             assert_eq!(entries[0].name, "sum_k");

@@ -84,3 +84,44 @@ fn status_command_in_author_mode() {
         .mdbook_cuda(&["status"])
         .assert_failure();
 }
+
+// Editing a measured kernel makes the peers and repeatability reports that
+// cover it stale; the author's build accepts that (the reports wait for
+// the same GPU run as the kernel), a full strict build does not.
+#[test]
+fn reports_stale_only_through_an_edited_kernel_wait_for_the_gpu() {
+    let edit = |test: &BookTest| {
+        let kernel = test.root().join("kernels/reductions/fast_reduce.cu");
+        let mut text = std::fs::read_to_string(&kernel).unwrap();
+        text.push_str("// an edit since the last measurement\n");
+        std::fs::write(&kernel, text).unwrap();
+    };
+    let author = BookTest::from_fixture("comparison").env("CUDA_MEASURED_STRICT", "author");
+    edit(&author);
+    // The fixture's one other problem is a comparison never measured
+    // ({{#peers scan_f32}}): that does not wait for a GPU run of an example.
+    let run = author.build();
+    run.assert_failure();
+    assert!(
+        run.stderr.contains("author build: 1 problem(s)")
+            && run.stderr.contains("{{#peers scan_f32}}: not measured"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("changed since it was measured")
+            && !run.stderr.contains("measured for an earlier version"),
+        "{}",
+        run.stderr
+    );
+    let strict = BookTest::from_fixture("comparison").env("CUDA_MEASURED_STRICT", "1");
+    edit(&strict);
+    let run = strict.build();
+    run.assert_failure();
+    assert!(
+        run.stderr
+            .contains("the code of reductions/fast_reduce changed since it was measured"),
+        "{}",
+        run.stderr
+    );
+}

@@ -5,6 +5,7 @@
 
 mod author;
 mod book_test;
+mod compiling;
 mod directives;
 mod lifetime;
 mod panels;

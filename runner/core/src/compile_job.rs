@@ -1,6 +1,8 @@
-//! The compile-only job: the plugin's `mdbook-cuda check` hands the book's
-//! examples to `cuda-runner compile --job FILE --arch ARCH` and reads back
-//! one verdict per example, so that the plugin itself never loads NVRTC.
+//! The compile-only job: the plugin (every build, and `mdbook-cuda check`)
+//! hands the book's examples to `cuda-runner compile --job FILE --arch
+//! ARCH` and reads back a [`CompileAnswer`]: the NVRTC the runner loaded and
+//! one verdict per example, so that the plugin itself never loads NVRTC. A
+//! job without examples asks only which NVRTC the runner finds.
 
 use crate::example::Example;
 use crate::ptx::Entry;
@@ -41,6 +43,56 @@ pub enum CompileVerdict {
     },
 }
 
+/// The NVRTC a runner loaded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Nvrtc {
+    /// `major.minor`, as `nvrtcVersion` gives it: `13.0`.
+    pub version: String,
+    /// The library file the runner loaded, where it can tell (Linux).
+    #[serde(default)]
+    pub library: Option<String>,
+}
+
+/// What `cuda-runner compile` prints: which runner and NVRTC compiled, and
+/// one verdict per example of the job, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompileAnswer {
+    /// The runner's version (its package version).
+    pub runner: String,
+    /// The NVRTC it loaded, or `None` when it found none.
+    pub nvrtc: Option<Nvrtc>,
+    /// Why there is no NVRTC to compile with, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvrtc_missing: Option<String>,
+    /// One verdict per example.
+    pub verdicts: Vec<CompileVerdict>,
+}
+
+impl CompileAnswer {
+    /// Reads a runner's output: this object, or the bare array of verdicts
+    /// that runners older than it print (they do not say which NVRTC
+    /// compiled, so nothing they answer can be cached).
+    pub fn parse(output: &[u8]) -> serde_json::Result<CompileAnswer> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Printed {
+            Answer(CompileAnswer),
+            Verdicts(Vec<CompileVerdict>),
+        }
+        Ok(match serde_json::from_slice(output)? {
+            Printed::Answer(answer) => answer,
+            Printed::Verdicts(verdicts) => CompileAnswer {
+                runner: String::new(),
+                nvrtc: None,
+                nvrtc_missing: Some(
+                    "the runner does not say which NVRTC it compiles with (it is older than this mdbook-cuda): rebuild it with `cargo build -p cuda-runner`".into(),
+                ),
+                verdicts,
+            },
+        })
+    }
+}
+
 /// The job file: the examples, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompileJob {
@@ -75,6 +127,34 @@ mod tests {
             serde_json::from_str::<Vec<CompileVerdict>>(&text).unwrap(),
             v
         );
+    }
+
+    // The answer is an object naming the runner and its NVRTC; the bare
+    // array of older runners still reads, with no NVRTC to cache under.
+    #[test]
+    fn answers_read_in_both_forms() {
+        let answer = CompileAnswer {
+            runner: "0.1.0".into(),
+            nvrtc: Some(Nvrtc {
+                version: "13.0".into(),
+                library: Some("/lib/libnvrtc.so.13".into()),
+            }),
+            nvrtc_missing: None,
+            verdicts: vec![CompileVerdict::Failed {
+                message: "x".into(),
+            }],
+        };
+        let text = serde_json::to_vec(&answer).unwrap();
+        assert_eq!(CompileAnswer::parse(&text).unwrap(), answer);
+        let old = CompileAnswer::parse(br#"[{"outcome":"failed","message":"x"}]"#).unwrap();
+        assert_eq!(old.verdicts, answer.verdicts);
+        assert_eq!(old.nvrtc, None);
+        assert!(
+            old.nvrtc_missing
+                .unwrap()
+                .contains("older than this mdbook-cuda")
+        );
+        assert!(CompileAnswer::parse(b"{}").is_err());
     }
 
     // A runner that predates `entries` still answers in a form that reads.

@@ -106,6 +106,7 @@ pub struct Ceilings {
     /// Bytes streamed by the read measurement.
     pub buffer_bytes: u64,
 }
+
 /// Replays a stream of samples through the stop rule as the timer takes
 /// them: each `(time_us, elapsed_s)` is one kept sample and the wall time
 /// since the warm-up when it was taken. Returns how many samples were kept

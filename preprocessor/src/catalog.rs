@@ -6,9 +6,7 @@
 
 use crate::config::Settings;
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
-use cuda_measured_core::declaration::Expectation;
 use cuda_measured_core::example::{Example, Origin};
-use cuda_measured_core::limits::KnownGpu;
 use cuda_measured_core::plan_check;
 use cuda_measured_core::store::Store;
 use std::collections::HashMap;
@@ -203,13 +201,9 @@ fn resolve(
 
 /// The checks that need no GPU and no compiler: at every declared size and
 /// edge size, the plan resolves on the book's target GPU, fits its limits
-/// and binds every argument. An example that declares `expect =
-/// "launch-error"` is left to fail on the GPU, as it says it will.
+/// and binds every argument ([`plan_check::check_as_declared`]).
 fn static_checks(example: &Example) -> Result<(), String> {
-    if example.declaration.expect == Expectation::LaunchError {
-        return Ok(());
-    }
-    plan_check::check(example, KnownGpu::target())
+    plan_check::check_as_declared(example)
 }
 
 /// Prefixes the block's place unless the message already starts with it

@@ -1,6 +1,6 @@
 //! The compile step of every build and preview: each example is compiled
 //! with NVRTC (through the runner, [`compile_run`]) for the book's target
-//! architecture, and held to its declaration ([`compile_judge`](crate::compile_judge)); an
+//! architecture, and held to its declaration ([`compile_judge`](cuda_measured_core::compile_judge)); an
 //! example that does not compile (unless it declares `expect =
 //! "compile-error"`) or whose declaration does not match its kernels is
 //! broken, at its place, before anything is measured.
@@ -14,10 +14,10 @@
 
 use crate::catalog::Catalog;
 use crate::compile_cache::{Cache, Compiler};
-use crate::compile_judge::judge;
 use crate::compile_run::{self, ARCH};
 use crate::config::Settings;
 use cuda_measured_core::compile_job::{CompileAnswer, CompileVerdict};
+use cuda_measured_core::compile_judge::judge;
 use std::io::Write;
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! [`catalog`] resolves every example across the book with the runner
 //! library; [`compile_step`] has the runner compile them with NVRTC
 //! ([`compile_run`]), cached ([`compile_cache`]), and holds each to its
-//! declaration ([`compile_judge`]); [`measure`] settles each [`outcome`]
+//! declaration (`cuda_measured_core::compile_judge`); [`measure`] settles each [`outcome`]
 //! from the results store and, where the [`config`] mode allows, a GPU;
 //! [`stored`] reads the reports a measuring session leaves next to the
 //! records (peers, repeatability);
@@ -19,7 +19,6 @@ pub mod book_pass;
 pub mod catalog;
 pub mod cmd;
 pub mod compile_cache;
-pub mod compile_judge;
 pub mod compile_run;
 pub mod compile_step;
 pub mod config;

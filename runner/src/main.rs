@@ -202,29 +202,64 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
 }
 
 fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
+    use cuda_runner::compile_judge::judge;
+    use cuda_runner::plan_check;
     let examples = load_examples(paths)?;
     let mut failed = 0;
     for example in &examples {
-        match compile::compile(example, arch) {
-            Ok(c) => println!(
-                "ok     {:<40} {} bytes of {}",
-                example.id,
-                c.cubin.len(),
-                c.arch
-            ),
-            Err(e) => {
-                failed += 1;
-                println!("FAILED {:<40} {e}", example.id);
-                if let compile::CompileError::Source { log, .. } = &e {
-                    println!("{log}");
-                }
+        // The same judgement as `mdbook-cuda check`: the plan at every size
+        // on the H200, then NVRTC's verdict held to the declaration.
+        let (ok, summary, log) = match plan_check::check_as_declared(example) {
+            Err(message) => (false, message, String::new()),
+            Ok(()) => {
+                let verdict = verdict_of(example, arch);
+                let judgement = judge(example, &verdict);
+                let log = match &verdict {
+                    cuda_runner::compile_job::CompileVerdict::Refused { log, .. }
+                        if !judgement.ok() =>
+                    {
+                        log.clone()
+                    }
+                    _ => String::new(),
+                };
+                (judgement.ok(), judgement.summary(), log)
+            }
+        };
+        if ok {
+            println!("ok     {:<40} {summary}", example.id);
+        } else {
+            failed += 1;
+            println!("FAILED {:<40} {summary}", example.id);
+            if !log.is_empty() {
+                println!("{log}");
             }
         }
     }
     if failed > 0 {
-        bail!("{failed} of {} examples failed to compile", examples.len());
+        bail!("{failed} of {} examples failed the check", examples.len());
     }
     Ok(())
+}
+
+/// NVRTC's verdict on one example, as the compile job reports it.
+fn verdict_of(example: &Example, arch: &str) -> cuda_runner::compile_job::CompileVerdict {
+    use cuda_runner::compile_job::CompileVerdict;
+    match compile::compile(example, arch) {
+        Ok(c) => CompileVerdict::Compiled {
+            log: c.log,
+            cubin_bytes: c.cubin.len(),
+            entries: c.entries,
+        },
+        Err(compile::CompileError::Source { first_error, log }) => {
+            CompileVerdict::Refused { first_error, log }
+        }
+        Err(e @ compile::CompileError::NoNvrtc) => CompileVerdict::NoNvrtc {
+            message: e.to_string(),
+        },
+        Err(e) => CompileVerdict::Failed {
+            message: e.to_string(),
+        },
+    }
 }
 
 fn compile_job(job: &Path, arch: &str) -> Result<()> {
@@ -242,22 +277,7 @@ fn compile_job(job: &Path, arch: &str) -> Result<()> {
     let verdicts: Vec<CompileVerdict> = job
         .examples
         .iter()
-        .map(|example| match compile::compile(example, arch) {
-            Ok(c) => CompileVerdict::Compiled {
-                log: c.log,
-                cubin_bytes: c.cubin.len(),
-                entries: c.entries,
-            },
-            Err(compile::CompileError::Source { first_error, log }) => {
-                CompileVerdict::Refused { first_error, log }
-            }
-            Err(e @ compile::CompileError::NoNvrtc) => CompileVerdict::NoNvrtc {
-                message: e.to_string(),
-            },
-            Err(e) => CompileVerdict::Failed {
-                message: e.to_string(),
-            },
-        })
+        .map(|example| verdict_of(example, arch))
         .collect();
     let answer = CompileAnswer {
         runner: env!("CARGO_PKG_VERSION").to_string(),

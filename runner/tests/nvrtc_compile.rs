@@ -303,3 +303,38 @@ fn a_host_header_is_explained() {
         other => panic!("expected a compile error, got {other:?}"),
     }
 }
+
+// `cuda-runner check` judges like `mdbook-cuda check`: a declared compile
+// error passes, a plan the GPU would refuse and a declaration that does not
+// match its kernel fail, each with the same message.
+#[test]
+fn the_cli_check_judges_like_the_book_check() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../preprocessor/tests/fixtures");
+    let run = |path: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+            .arg("check")
+            .arg(path)
+            .output()
+            .expect("cuda-runner runs")
+    };
+    // The line of `id` in the output, with its verdict word.
+    let line = |out: &str, word: &str, id: &str| {
+        out.lines()
+            .find(|l| l.starts_with(word) && l[word.len()..].trim_start().starts_with(id))
+            .unwrap_or_else(|| panic!("no `{word} {id}` line in:\n{out}"))
+            .to_string()
+    };
+    let declared = run(&fixtures.join("planted/kernels/planted/compile_error.cu"));
+    let out = String::from_utf8_lossy(&declared.stdout);
+    assert!(declared.status.success(), "{out}");
+    assert!(line(&out, "ok", "planted/compile_error").contains("compile error, as declared"));
+    let mismatched = run(&fixtures.join("mismatched/kernels"));
+    let out = String::from_utf8_lossy(&mismatched.stdout);
+    assert!(!mismatched.status.success(), "{out}");
+    assert!(line(&out, "FAILED", "mismatched/kernel_typo").contains("compiles, but does not match its declaration: launch 0: kernel `sum_typo` is not in the compiled code"));
+    assert!(
+        line(&out, "FAILED", "mismatched/big_block")
+            .contains("launch 0 (`sum_k`) asks for blocks of 2048 threads")
+    );
+    line(&out, "ok", "mismatched/matches");
+}

@@ -11,10 +11,10 @@
 
 use crate::book_files;
 use crate::catalog::Catalog;
-use crate::compile_judge::judge;
 use crate::compile_run;
 use crate::config::Settings;
 use cuda_measured_core::compile_job::CompileVerdict;
+use cuda_measured_core::compile_judge::judge;
 use cuda_measured_core::example::Example;
 use std::path::PathBuf;
 use std::process::ExitCode;

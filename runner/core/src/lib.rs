@@ -20,6 +20,7 @@
 pub mod binding;
 pub mod compile_hint;
 pub mod compile_job;
+pub mod compile_judge;
 pub mod compile_options;
 pub mod declaration;
 pub mod diagnostics;

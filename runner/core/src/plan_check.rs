@@ -14,6 +14,16 @@ use crate::limits::{self, KnownGpu};
 use crate::size::Size;
 use std::collections::BTreeMap;
 
+/// The checks every build and both `check` commands run: [`check`] on the
+/// book's target GPU, except for an example that declares `expect =
+/// "launch-error"`, which is left to fail on the GPU as it says it will.
+pub fn check_as_declared(example: &Example) -> Result<(), String> {
+    if example.declaration.expect == crate::declaration::Expectation::LaunchError {
+        return Ok(());
+    }
+    check(example, KnownGpu::target())
+}
+
 /// Checks `example`'s plans on `gpu`. The error names the header line to
 /// change, and the size when not every size fails alike.
 pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {

@@ -1,14 +1,14 @@
 //! What NVRTC's verdict on an example means, given its declaration: a
 //! compile error it does not declare, or a declaration that does not
 //! match the compiled kernels ([`signature::check`]), is a mistake. Shared
-//! by every build (which shows such an example as broken) and
-//! `mdbook-cuda check` (which lists it as failed).
+//! by every build (which shows such an example as broken), `mdbook-cuda
+//! check` and `cuda-runner check` (which list it as failed).
 
-use cuda_measured_core::compile_job::CompileVerdict;
-use cuda_measured_core::declaration::Expectation;
-use cuda_measured_core::example::Example;
-use cuda_measured_core::ptx::Entry;
-use cuda_measured_core::signature;
+use crate::compile_job::CompileVerdict;
+use crate::declaration::Expectation;
+use crate::example::Example;
+use crate::ptx::Entry;
+use crate::signature;
 
 /// The verdict on one example, held to its declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +149,7 @@ fn declared_kernels(example: &Example, entries: &[Entry]) -> Result<(), String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuda_measured_core::ptx::ParamKind;
+    use crate::ptx::ParamKind;
 
     fn example(expect: &str, args: &str) -> Example {
         let body = format!(

@@ -15,7 +15,7 @@ pub mod measure;
 
 pub use cuda_measured_core::{
     METHOD_VERSION, binding, compile_job, compile_judge, declaration, diagnostics, example,
-    figures, include_scan, isolate, key, launch_plan, lifetime, limits, method, nonfinite, peers,
-    plan_check, pool, problem, ptx, record, repeatability, report, session, signature, size,
-    source, store,
+    figures, header_lines, include_scan, isolate, key, launch_plan, lifetime, limits, method,
+    nonfinite, peers, plan_check, pool, problem, ptx, record, repeatability, report, session,
+    signature, size, source, store,
 };

@@ -9,8 +9,8 @@
 
 use crate::declaration::Declaration;
 use crate::example::Example;
+use crate::header_lines::header_place;
 use crate::launch_plan::{ResolvedPlan, variables_in_order};
-use crate::limits::header_place;
 use crate::problem::Problem;
 
 /// What one kernel argument binds to.

@@ -5,7 +5,7 @@
 
 use crate::declaration::{Declaration, Expr};
 use crate::example::Example;
-use crate::limits::{HeaderField, header_place_of};
+use crate::header_lines::{HeaderField, header_place_of};
 use evalexpr::{
     ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
     Function, HashMapContext, Value,

@@ -12,10 +12,15 @@
 //! (their entry points read from the PTX by [`ptx`]). The measuring method's
 //! statistics ([`method`]) decide when sampling stops; [`pool`] and
 //! [`figures`] turn samples into a [`record`], keyed by [`key`] and kept in
-//! the [`store`]. [`isolate`] runs the runner's `measure` in child
-//! processes (which die with their parent, [`lifetime`]); [`peers`] and
-//! [`repeatability`] are the stored reports. This crate never links CUDA:
-//! the runner does the compiling and the timing.
+//! the [`store`]. [`session`] is the one measuring loop every front end
+//! drives; [`isolate`] runs the runner's `measure` in child processes
+//! (which die with their parent, [`lifetime`]); [`peers`] and
+//! [`repeatability`] are the stored reports. Around the author: messages
+//! name the header line ([`header_lines`]) and suggest the likely word
+//! ([`suggest`]); a compile job ([`compile_job`]) is judged against the
+//! declaration ([`compile_judge`], with [`compile_hint`] for NVRTC's
+//! missing host headers); [`template`] writes a new example. This crate
+//! never links CUDA: the runner does the compiling and the timing.
 
 pub mod binding;
 pub mod compile_hint;
@@ -26,6 +31,7 @@ pub mod declaration;
 pub mod diagnostics;
 pub mod example;
 pub mod figures;
+pub mod header_lines;
 pub mod include_scan;
 pub mod isolate;
 pub mod key;

@@ -9,7 +9,7 @@
 
 use crate::binding::{ArgKind, kind_of};
 use crate::example::Example;
-use crate::limits::header_place;
+use crate::header_lines::header_place;
 use crate::ptx::{Entry, ParamKind, mangled_parts};
 
 /// Checks every launch of `example` against `entries`, the compiled

@@ -1,0 +1,96 @@
+//! Where a field of an example's header is written: `file:line` of a
+//! launch table's `block`, a scratch buffer or `bytes`, so that every
+//! message about a declaration (launch limits, plans, argument binding,
+//! kernels against the PTX) names the line to change.
+
+use crate::example::Example;
+
+/// `file:line` of `field` in the `index`-th `[[launch]]` table of the
+/// example's header (the table's own line when the field is not written,
+/// for a default such as `shared`).
+pub fn header_place(example: &Example, index: usize, field: &str) -> String {
+    header_place_of(example, HeaderField::Launch(index, field))
+}
+
+/// A field of an example's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderField<'a> {
+    /// `field` of the `index`-th `[[launch]]` table.
+    Launch(usize, &'a str),
+    /// A buffer of the `[scratch]` table.
+    Scratch(&'a str),
+    /// A key outside any table (`bytes`, `sizes`).
+    Top(&'a str),
+}
+
+/// `file:line` of `field` in the example's header: the line where it is
+/// written, else the line of its table, else the header's first line.
+pub fn header_place_of(example: &Example, field: HeaderField<'_>) -> String {
+    let line = header_field_line(&example.source, field);
+    format!(
+        "{}:{}",
+        example.origin.file,
+        example.origin.line + line.unwrap_or(0)
+    )
+}
+
+/// 0-based line, counted from the first line of the author's text, of
+/// `field` in the header.
+fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
+    /// The table a header line belongs to.
+    #[derive(PartialEq)]
+    enum Table {
+        Top,
+        Launch(usize),
+        Scratch,
+        Other,
+    }
+    let (want_table, key) = match field {
+        HeaderField::Launch(i, key) => (Table::Launch(i), key),
+        HeaderField::Scratch(key) => (Table::Scratch, key),
+        HeaderField::Top(key) => (Table::Top, key),
+    };
+    // The compiled source starts with one `#line` marker.
+    let text = source
+        .lines()
+        .skip(usize::from(source.starts_with("#line ")));
+    let mut header_line = None;
+    let mut table = Table::Top;
+    let mut launches = 0;
+    let mut table_line = None;
+    for (i, line) in text.enumerate() {
+        let t = line.trim();
+        if header_line.is_none() {
+            if t.starts_with(crate::source::HEADER_OPEN) {
+                header_line = Some(i);
+            }
+            continue;
+        }
+        if t.starts_with(crate::source::HEADER_CLOSE) {
+            break;
+        }
+        if t.starts_with('[') {
+            table = if t.starts_with("[[launch]]") {
+                launches += 1;
+                Table::Launch(launches - 1)
+            } else if t
+                .trim_start_matches('[')
+                .trim_start()
+                .starts_with("scratch")
+            {
+                Table::Scratch
+            } else {
+                Table::Other
+            };
+            if table == want_table {
+                table_line = Some(i);
+            }
+            continue;
+        }
+        let written = t.split('=').next().unwrap_or("").trim().trim_matches('"');
+        if table == want_table && written == key {
+            return Some(i);
+        }
+    }
+    table_line.or(header_line)
+}

@@ -54,7 +54,9 @@ impl Entry {
         match &self.block.spec {
             Ok(RunSpec::Inline { id }) => id.clone(),
             Ok(RunSpec::File { id: Some(id), .. }) => id.clone(),
-            Ok(RunSpec::File { path, .. }) => path.clone(),
+            Ok(RunSpec::File { path, .. }) => {
+                cuda_measured_core::example::default_id(path).to_string()
+            }
             Err(_) => "?".into(),
         }
     }

@@ -379,7 +379,7 @@ mod tests {
                 (State::NotMeasured, "new", "src/part/ch.md:37", "—", None),
                 (
                     State::Broken,
-                    "r/nope.cu",
+                    "r/nope",
                     "src/part/ch.md:52",
                     "kernels/r/nope.cu:1: cannot read the kernel file (No such file or …",
                     None
@@ -415,7 +415,7 @@ mod tests {
                 Some("example-twice".to_string()),
                 None,
                 None,
-                Some("example-r/gone.cu".to_string()),
+                Some("example-r/gone".to_string()),
             ]
         );
         assert_eq!(

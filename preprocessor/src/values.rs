@@ -136,10 +136,7 @@ fn written_id(entry: &Entry) -> Option<&str> {
     }
     match entry.block.spec.as_ref().ok()? {
         RunSpec::Inline { id } | RunSpec::File { id: Some(id), .. } => Some(id),
-        RunSpec::File { path, .. } => Some(
-            path.rsplit_once('.')
-                .map_or(path.as_str(), |(stem, _)| stem),
-        ),
+        RunSpec::File { path, .. } => Some(cuda_measured_core::example::default_id(path)),
     }
 }
 

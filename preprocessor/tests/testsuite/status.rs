@@ -38,7 +38,7 @@ fn status_page_lists_every_example() {
             "expected-failure: reductions/racy | current (expected failure) | src/reductions.md:20 | NVIDIA H200 | 2026-05-01 | wrong: at N = 2^20 the sum is 1.0 but the …",
             "failed: reductions/wrong | failed | src/part/more.md:5 | NVIDIA H200 | 2026-05-01 | wrong: at N = 2^28 the sum is 1.34e8 but the …",
             "not-measured: reductions/new | not measured | src/part/more.md:10 | — | — | —",
-            "broken: reductions/nope.cu | broken | src/part/more.md:15 | — | — | kernels/reductions/nope.cu:1: cannot read the kernel file (No such file or …",
+            "broken: reductions/nope | broken | src/part/more.md:15 | — | — | kernels/reductions/nope.cu:1: cannot read the kernel file (No such file or …",
         ]
     );
     assert!(
@@ -84,12 +84,12 @@ fn status_command_uses_the_same_states() {
     let run = BookTest::from_fixture("status").mdbook_cuda(&["status"]);
     run.assert_failure();
     for line in [
-        "current                     reductions/stride   src/reductions.md:5\n",
-        "stale                       reductions/old      src/reductions.md:15\n",
-        "current (expected failure)  reductions/racy     src/reductions.md:20\n",
-        "failed                      reductions/wrong    src/part/more.md:5\n",
-        "not measured                reductions/new      src/part/more.md:10\n",
-        "broken                      reductions/nope.cu  src/part/more.md:15\n",
+        "current                     reductions/stride  src/reductions.md:5\n",
+        "stale                       reductions/old     src/reductions.md:15\n",
+        "current (expected failure)  reductions/racy    src/reductions.md:20\n",
+        "failed                      reductions/wrong   src/part/more.md:5\n",
+        "not measured                reductions/new     src/part/more.md:10\n",
+        "broken                      reductions/nope    src/part/more.md:15\n",
     ] {
         assert!(run.stdout.contains(line), "no {line:?} in:\n{}", run.stdout);
     }

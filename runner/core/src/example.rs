@@ -83,10 +83,7 @@ impl Example {
         let dir = path.parent().unwrap_or(kernels_dir);
         let compiled = source::expand(&text, &shown_path, 1, dir, kernels_dir)
             .map_err(|e| at_source_error(e, &shown_path, 1))?;
-        let default_id = rel_path
-            .rsplit_once('.')
-            .map(|(stem, _)| stem)
-            .unwrap_or(rel_path);
+        let default_id = default_id(rel_path);
         Ok(Example {
             id: id.unwrap_or(default_id).to_string(),
             origin: Origin {
@@ -133,6 +130,16 @@ impl Example {
             declaration,
         })
     }
+}
+
+/// The id of an example kept in `rel_path` (relative to the kernels
+/// folder) when its block names none: the path without its extension
+/// (`reductions/tree.cu` → `reductions/tree`).
+pub fn default_id(rel_path: &str) -> &str {
+    rel_path
+        .rsplit_once('.')
+        .map(|(stem, _)| stem)
+        .unwrap_or(rel_path)
 }
 
 fn parse_declaration(

@@ -87,6 +87,15 @@ pub fn kernels_defined(example: &Example, entries: &[Entry]) -> Result<(), Strin
             .iter()
             .find(|e| mangled_parts(&e.name).contains(&kernel.as_str()))
         {
+            // A template's instance: its mangled name carries the template
+            // arguments (`I...E`) right after the source name.
+            let template = mangled.name.contains(&format!("{}{kernel}I", kernel.len()));
+            if template {
+                return Err(format!(
+                    "launch {i}: kernel `{kernel}` is a template, in the compiled code only as the instance `{}`; a template cannot be `extern \"C\"`: add an `extern \"C\" __global__` kernel that calls the instance you mean, or write `kernel = \"{}\"` at {at}",
+                    mangled.name, mangled.name
+                ));
+            }
             return Err(format!(
                 "launch {i}: kernel `{kernel}` is in the compiled code only under its C++ name `{}`: declare it `extern \"C\" __global__` so that its name is kept (`kernel` at {at})",
                 mangled.name
@@ -233,6 +242,23 @@ mod tests {
         let e = check(&example(HEADER), &entries).unwrap_err();
         assert!(
             e.contains("argument 2, `partials`, is a scratch buffer and binds as a device pointer (64 bits), but the kernel's parameter 2 is a float: take buffers as `float*`"),
+            "{e}"
+        );
+    }
+
+    // A template kernel cannot be made `extern "C"`: the message says what
+    // can be done instead.
+    #[test]
+    fn template_kernels_get_a_fix_that_works() {
+        let ex = example(HEADER);
+        let entries = [
+            entry("_Z12partial_sumsILi256EEvPKfPfj", &[U64, U64, U32]),
+            entry("final_sum", &[U64, U64, U32]),
+        ];
+        let e = kernels_defined(&ex, &entries).unwrap_err();
+        assert!(e.contains("kernel `partial_sums` is a template"), "{e}");
+        assert!(
+            e.contains("write `kernel = \"_Z12partial_sumsILi256EEvPKfPfj\"`"),
             "{e}"
         );
     }

@@ -23,6 +23,9 @@ pub fn outcome_line(r: &Record) -> String {
     if !r.message.is_empty() {
         let _ = write!(line, ": {}", r.message);
     }
+    if let Some(cost) = &r.cost {
+        let _ = write!(line, " [{}]", cost.describe());
+    }
     line
 }
 
@@ -78,5 +81,23 @@ mod tests {
     fn elapsed_is_minutes_and_seconds() {
         assert_eq!(elapsed(Duration::from_secs(61)), "1:01");
         assert_eq!(elapsed(Duration::from_secs(600)), "10:00");
+    }
+
+    // `cuda-runner run` shows where an example's measuring time went, as
+    // the book build does.
+    #[test]
+    fn outcome_lines_show_the_cost_when_known() {
+        let dir = std::env::temp_dir();
+        let body = "/*+++\nproblem = \"sum_f32\"\nsizes = [1024]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\n";
+        let ex =
+            crate::example::Example::from_inline(&dir, "src/ch.md", &dir, body, 1, "demo").unwrap();
+        let mut r = Record::failure(&ex, "k", crate::record::Status::Pass, "", "");
+        r.wall_s = 2.0;
+        assert_eq!(outcome_line(&r), "pass (2.0 s)");
+        r.cost = Some(crate::record::Cost {
+            timing_s: 1.5,
+            ..Default::default()
+        });
+        assert!(outcome_line(&r).ends_with("[start 0.0, context 0.0, compile 0.0, support 0.0, ceilings 0.0, inputs 0.0, checks 0.0, timing 1.5]"));
     }
 }

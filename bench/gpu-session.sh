@@ -87,7 +87,14 @@ RAW="$out/peers-raw.jsonl" bash bench/peers/run.sh results/peers/sum_f32.jsonl >
 # Every problem bench/peers/peers.toml lists, against the book kernel it names.
 python3 -c 'import tomllib; [print(p, e["ours"]) for p, e in tomllib.load(open("bench/peers/peers.toml", "rb")).items()]' |
 while read -r problem ours; do
-    cuda-runner peers --problem "$problem" --ours "results/$ours.json" --peers "results/peers/$problem.jsonl" > "results/peers/$problem.json"
+    # Only problems whose peers ran this session; a report is replaced only
+    # when its new version was written whole.
+    [[ -s results/peers/$problem.jsonl ]] || { echo "peers $problem: no results/peers/$problem.jsonl, skipped"; continue; }
+    if cuda-runner peers --problem "$problem" --ours "results/$ours.json" --peers "results/peers/$problem.jsonl" > "$out/$problem.json"; then
+        cp "$out/$problem.json" "results/peers/$problem.json"
+    else
+        echo "peers $problem: combining failed, results/peers/$problem.json kept as it was"
+    fi
 done
 tail -12 "$out/peers.log"
 

@@ -32,8 +32,11 @@ use std::time::UNIX_EPOCH;
 /// every cached verdict a miss.
 pub const FORMAT: u32 = 1;
 
-/// Who compiled: the target architecture, the runner's version and the
-/// NVRTC it loaded.
+/// Who compiled: the target architecture, the runner (its version and its
+/// executable file: a rebuilt runner keeps its version but changes its
+/// file, and what it caches, such as error hints and entry points, may
+/// have changed) and the NVRTC it loaded (its `major.minor` and its library
+/// file: patch releases share a version).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Compiler {
     /// `sm_90`.
@@ -42,15 +45,27 @@ pub struct Compiler {
     pub runner: String,
     /// NVRTC's `major.minor`.
     pub nvrtc: String,
+    /// The runner's executable, size and time.
+    #[serde(default)]
+    pub runner_file: Option<FileStamp>,
+    /// The NVRTC library the runner loaded, where it could tell.
+    #[serde(default)]
+    pub library_file: Option<FileStamp>,
 }
 
 impl Compiler {
-    /// The compiler of a runner's answer, when it names its NVRTC.
-    pub fn of(answer: &CompileAnswer, arch: &str) -> Option<Compiler> {
+    /// The compiler of the runner at `runner` from its answer, when the
+    /// answer names its NVRTC.
+    pub fn of(answer: &CompileAnswer, runner: &Path, arch: &str) -> Option<Compiler> {
         answer.nvrtc.as_ref().map(|nvrtc| Compiler {
             arch: arch.to_string(),
             runner: answer.runner.clone(),
             nvrtc: nvrtc.version.clone(),
+            runner_file: FileStamp::of(runner),
+            library_file: nvrtc
+                .library
+                .as_deref()
+                .and_then(|l| FileStamp::of(Path::new(l))),
         })
     }
 }
@@ -235,6 +250,8 @@ impl Cache {
             arch: arch.to_string(),
             runner: stamp.runner_version,
             nvrtc: stamp.nvrtc,
+            runner_file: Some(stamp.runner),
+            library_file: stamp.library,
         })
     }
 
@@ -298,6 +315,8 @@ mod tests {
             arch: "sm_90".into(),
             runner: "0.1.0".into(),
             nvrtc: "13.0".into(),
+            runner_file: None,
+            library_file: None,
         }
     }
 
@@ -447,10 +466,14 @@ mod tests {
         };
         assert_eq!(cache.known_compiler(&runner, Some("/l"), "sm_90"), None);
         cache.remember_runner(&runner, Some("/l"), &answer).unwrap();
-        assert_eq!(
-            cache.known_compiler(&runner, Some("/l"), "sm_90"),
-            Some(compiler())
+        // What is remembered is the compiler the answer names, files included.
+        let named = Compiler::of(&answer, &runner, "sm_90");
+        assert!(
+            named
+                .as_ref()
+                .is_some_and(|c| c.runner_file.is_some() && c.library_file.is_some())
         );
+        assert_eq!(cache.known_compiler(&runner, Some("/l"), "sm_90"), named);
         assert_eq!(cache.known_compiler(&runner, None, "sm_90"), None);
         assert_eq!(
             cache.known_compiler(&dir.path().join("other"), Some("/l"), "sm_90"),
@@ -469,5 +492,39 @@ mod tests {
         };
         cache.remember_runner(&runner, Some("/l"), &none).unwrap();
         assert_eq!(cache.known_compiler(&runner, Some("/l"), "sm_90"), None);
+    }
+
+    // A runner rebuilt with the same version, or an NVRTC patch release of
+    // the same major.minor, is another compiler: its verdicts are misses.
+    #[test]
+    fn a_rebuilt_runner_or_another_nvrtc_file_is_a_miss() {
+        let ex = example(KERNEL, 3);
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let verdict = CompileVerdict::Refused {
+            first_error: "e".into(),
+            log: "e".into(),
+        };
+        let stamp = |size| FileStamp {
+            path: "/x/cuda-runner".into(),
+            size,
+            modified_ns: 1,
+        };
+        let old = Compiler {
+            runner_file: Some(stamp(10)),
+            ..compiler()
+        };
+        assert!(cache.store(&ex, "k", &old, &verdict).unwrap());
+        assert!(cache.lookup(&ex, "k", &old).is_some());
+        let rebuilt = Compiler {
+            runner_file: Some(stamp(11)),
+            ..compiler()
+        };
+        assert!(cache.lookup(&ex, "k", &rebuilt).is_none());
+        let patched = Compiler {
+            library_file: Some(stamp(12)),
+            ..old.clone()
+        };
+        assert!(cache.lookup(&ex, "k", &patched).is_none());
     }
 }

@@ -9,6 +9,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// How long a compile run may take before the build goes on without it
+/// (NVRTC takes well under a second per example).
+pub const TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The architecture the book's examples are compiled for: that of its
 /// target GPU, the H200 ([`cuda_measured_core::limits::KnownGpu::target`]).
 pub const ARCH: &str = "sm_90";
@@ -20,17 +24,49 @@ pub fn compile(runner: &Path, arch: &str, examples: Vec<Example>) -> anyhow::Res
     let mut job = tempfile::NamedTempFile::new().context("writing the compile job")?;
     job.write_all(&serde_json::to_vec(&CompileJob { examples })?)
         .context("writing the compile job")?;
-    let output = Command::new(runner)
+    let mut child = Command::new(runner)
         .args(["compile", "--arch", arch, "--job"])
         .arg(job.path())
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .with_context(|| {
             format!(
                 "could not start `{} compile`: build it with `cargo build -p cuda-runner`, or set `runner` in [preprocessor.cuda]",
                 runner.display()
             )
         })?;
+    // Read both pipes while waiting, so a chatty runner cannot block.
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
+        v
+    });
+    let status = match wait_timeout::ChildExt::wait_timeout(&mut child, TIME_LIMIT)? {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            anyhow::bail!(
+                "`{} compile` did not answer within {} s and was stopped",
+                runner.display(),
+                TIME_LIMIT.as_secs()
+            );
+        }
+    };
+    let output = std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    };
     if !output.status.success() {
         anyhow::bail!(
             "`{} compile` failed ({}): {}",

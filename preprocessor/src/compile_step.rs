@@ -130,7 +130,7 @@ fn verdicts(
         .iter()
         .map(|&i| cache.lookup(&resolved(i).example, &resolved(i).key, &compiler))
         .collect();
-    let cached: Vec<bool> = found.iter().map(Option::is_some).collect();
+    let mut cached: Vec<bool> = found.iter().map(Option::is_some).collect();
     let misses: Vec<usize> = (0..firsts.len()).filter(|&k| !cached[k]).collect();
     if !misses.is_empty() {
         let examples = misses
@@ -140,9 +140,27 @@ fn verdicts(
         let answer = compile_run::compile(&runner, ARCH, examples).map_err(|e| format!("{e:#}"))?;
         // The runner says who compiled: the cache keeps its verdicts under
         // that, should its NVRTC have changed since it was last asked.
-        let by = Compiler::of(&answer, ARCH).ok_or_else(|| nvrtc_missing(&answer))?;
+        let by = Compiler::of(&answer, &runner, ARCH).ok_or_else(|| nvrtc_missing(&answer))?;
+        let mut answer = answer;
+        let mut misses = misses;
         if by != compiler {
+            // Another compiler than the one remembered: hits found under
+            // the old one do not hold for this one, so they are compiled too.
             let _ = cache.remember_runner(&runner, loader_path, &answer);
+            let hits: Vec<usize> = (0..firsts.len()).filter(|&k| cached[k]).collect();
+            if !hits.is_empty() {
+                let examples = hits
+                    .iter()
+                    .map(|&k| resolved(firsts[k]).example.clone())
+                    .collect();
+                let again =
+                    compile_run::compile(&runner, ARCH, examples).map_err(|e| format!("{e:#}"))?;
+                for &k in &hits {
+                    cached[k] = false;
+                }
+                misses.extend(hits);
+                answer.verdicts.extend(again.verdicts);
+            }
         }
         let mut unwritable = None;
         for (&k, verdict) in misses.iter().zip(&answer.verdicts) {
@@ -185,7 +203,7 @@ fn ask_compiler(
     loader_path: Option<&str>,
 ) -> Result<Compiler, String> {
     let answer = compile_run::compile(runner, ARCH, Vec::new()).map_err(|e| format!("{e:#}"))?;
-    let compiler = Compiler::of(&answer, ARCH).ok_or_else(|| nvrtc_missing(&answer))?;
+    let compiler = Compiler::of(&answer, runner, ARCH).ok_or_else(|| nvrtc_missing(&answer))?;
     // Were the answer not remembered, the next build would only ask again.
     let _ = cache.remember_runner(runner, loader_path, &answer);
     Ok(compiler)

@@ -297,9 +297,12 @@ fn loaded_library(prefix: &str) -> Option<String> {
     maps.lines()
         .filter_map(|line| line.split_whitespace().nth(5))
         .find(|path| {
-            Path::new(path)
-                .file_name()
-                .is_some_and(|name| name.to_string_lossy().starts_with(prefix))
+            Path::new(path).file_name().is_some_and(|name| {
+                // `libnvrtc.so.13`, not `libnvrtc-builtins.so.13`.
+                let name = name.to_string_lossy();
+                name.strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with(".so"))
+            })
         })
         .map(str::to_string)
 }

@@ -1,7 +1,9 @@
 //! `mdbook-cuda status [--book DIR]`: which examples have current results,
 //! which are stale, missing, broken or not as declared, and which
-//! directives point at data that is not measured; read from the store
-//! only, never measuring. The states are [`Outcome::state`]'s, the same
+//! directives point at data that is not measured; read from the store,
+//! never measuring (like a build, it compiles the examples through the
+//! runner when it can, using and filling the compile cache in
+//! `.cuda-measured/`). The states are [`Outcome::state`]'s, the same
 //! as the `{{#status}}` page's. Exits non-zero when a strict build would
 //! fail (an author build, under `CUDA_MEASURED_STRICT=author`).
 

@@ -89,7 +89,7 @@ pub fn load_config(text: &str) -> anyhow::Result<BTreeMap<String, ProblemPeers>>
             anyhow::ensure!(
                 p.colour.len() == 7
                     && p.colour.starts_with('#')
-                    && u32::from_str_radix(&p.colour[1..], 16).is_ok(),
+                    && p.colour[1..].bytes().all(|b| b.is_ascii_hexdigit()),
                 "[{problem}] peer `{}`: colour `{}` is not #RRGGBB",
                 p.key,
                 p.colour

@@ -3,11 +3,12 @@
 //! verdict per example. This plugin never loads NVRTC or CUDA itself.
 
 use anyhow::Context;
+use cuda_measured_core::child::run_limited;
 use cuda_measured_core::compile_job::{CompileAnswer, CompileJob};
 use cuda_measured_core::example::Example;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// How long a compile run may take before the build goes on without it
 /// (NVRTC takes well under a second per example).
@@ -24,58 +25,32 @@ pub fn compile(runner: &Path, arch: &str, examples: Vec<Example>) -> anyhow::Res
     let mut job = tempfile::NamedTempFile::new().context("writing the compile job")?;
     job.write_all(&serde_json::to_vec(&CompileJob { examples })?)
         .context("writing the compile job")?;
-    let mut child = Command::new(runner)
+    let mut command = Command::new(runner);
+    command
         .args(["compile", "--arch", arch, "--job"])
-        .arg(job.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| {
-            format!(
-                "could not start `{} compile`: build it with `cargo build -p cuda-runner`, or set `runner` in [preprocessor.cuda]",
-                runner.display()
-            )
-        })?;
-    // Read both pipes while waiting, so a chatty runner cannot block.
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
-        v
-    });
-    let status = match wait_timeout::ChildExt::wait_timeout(&mut child, TIME_LIMIT)? {
-        Some(status) => status,
-        None => {
-            let _ = child.kill();
-            let _ = child.wait();
-            anyhow::bail!(
-                "`{} compile` did not answer within {} s and was stopped",
-                runner.display(),
-                TIME_LIMIT.as_secs()
-            );
-        }
-    };
-    let output = std::process::Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    };
-    if !output.status.success() {
+        .arg(job.path());
+    // Every byte of the answer is needed; stderr only for the message.
+    let finished = run_limited(&mut command, TIME_LIMIT, usize::MAX, 64 * 1024).with_context(|| {
+        format!(
+            "could not start `{} compile`: build it with `cargo build -p cuda-runner`, or set `runner` in [preprocessor.cuda]",
+            runner.display()
+        )
+    })?;
+    let Some(status) = finished.status else {
         anyhow::bail!(
-            "`{} compile` failed ({}): {}",
+            "`{} compile` did not answer within {} s and was stopped",
             runner.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
+            TIME_LIMIT.as_secs()
+        );
+    };
+    if !status.success() {
+        anyhow::bail!(
+            "`{} compile` failed ({status}): {}",
+            runner.display(),
+            String::from_utf8_lossy(finished.stderr.bytes()).trim()
         );
     }
-    let answer = CompileAnswer::parse(&output.stdout)
+    let answer = CompileAnswer::parse(finished.stdout.bytes())
         .with_context(|| format!("`{} compile` printed no verdicts", runner.display()))?;
     anyhow::ensure!(
         answer.verdicts.len() == count,

@@ -4,14 +4,14 @@
 //! measures every example in several processes one after another and pools
 //! their samples ([`crate::pool`]).
 
+use crate::child::run_limited;
 use crate::example::Example;
 use crate::pool::{self, Measured};
 use crate::record::{GpuFacts, Record, Status};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
 
 /// Default time limit of one example, when its header sets none.
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(120);
@@ -103,34 +103,18 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
         .arg("--job")
         .arg(job_file.path())
         .arg("--out")
-        .arg(result_file.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .arg(result_file.path());
     crate::lifetime::die_with_this_process(&mut command);
-    let mut child = command.spawn().map_err(failed_to_start)?;
-    // Drain both pipes on threads so a chatty child cannot block on a full pipe.
-    let stdout = child.stdout.take().expect("piped");
-    let stderr = child.stderr.take().expect("piped");
-    let out_thread = std::thread::spawn(move || Captured::drain(stdout, PRINTF_CAP));
-    let err_thread = std::thread::spawn(move || Captured::drain(stderr, STDERR_CAP));
-    let waited = child.wait_timeout(limit);
-    let exit = match waited {
-        Ok(Some(status)) => Some(status),
-        Ok(None) | Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            None
-        }
-    };
-    let printed = out_thread.join().unwrap_or_default();
-    let err = err_thread.join().unwrap_or_default().text("stderr");
-    let Some(exit) = exit else {
+    let finished =
+        run_limited(&mut command, limit, PRINTF_CAP, STDERR_CAP).map_err(failed_to_start)?;
+    let err = finished.stderr.text("stderr");
+    let printf = finished.stdout.text("device printf output");
+    let Some(exit) = finished.status else {
         // A line or two of output is no reason; a flood past the cap is.
-        let why = if printed.total > PRINTF_CAP as u64 {
+        let why = if finished.stdout.total() > PRINTF_CAP as u64 {
             format!(
                 "it had printed {} bytes with device printf: printf from every thread costs microseconds a line, so print from a few threads or at a small size",
-                printed.total
+                finished.stdout.total()
             )
         } else {
             "a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this".to_string()
@@ -141,25 +125,24 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
                 "did not finish within {} s and was stopped; {why}",
                 limit.as_secs()
             ),
-            join_logs(&err, &printed.text("device printf output")),
+            join_logs(&err, &printf),
         ));
     };
     let text = std::fs::read_to_string(result_file.path()).unwrap_or_default();
     match serde_json::from_str::<Measured>(text.trim()) {
         Ok(mut measured) => {
-            let printf = printed.text("device printf output");
             measured.record.log = join_logs(&measured.record.log, &printf);
             Ok(measured)
         }
         Err(e) if !text.trim().is_empty() => Err((
             Status::Fault,
             format!("the measuring process wrote a result this runner cannot read ({e})"),
-            join_logs(&err, &printed.text("device printf output")),
+            join_logs(&err, &printf),
         )),
         Err(_) => Err((
             Status::Fault,
             format!("the measuring process ended ({exit}) without a result"),
-            join_logs(&err, &printed.text("device printf output")),
+            join_logs(&err, &printf),
         )),
     }
 }
@@ -170,57 +153,6 @@ fn join_logs(first: &str, second: &str) -> String {
         (_, true) => first.to_string(),
         (true, false) => second.to_string(),
         (false, false) => format!("{}\n\n{second}", first.trim_end()),
-    }
-}
-
-/// The start of a stream, at most `cap` bytes, and how long it was.
-#[derive(Debug, Default)]
-pub struct Captured {
-    kept: Vec<u8>,
-    total: u64,
-    cap: usize,
-}
-
-impl Captured {
-    /// Reads `stream` to its end, keeping the first `cap` bytes.
-    pub fn drain(mut stream: impl Read, cap: usize) -> Self {
-        let mut captured = Captured {
-            kept: Vec::new(),
-            total: 0,
-            cap,
-        };
-        let mut buf = [0u8; 64 * 1024];
-        loop {
-            match stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    let room = cap.saturating_sub(captured.kept.len()).min(n);
-                    captured.kept.extend_from_slice(&buf[..room]);
-                    captured.total += n as u64;
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        captured
-    }
-
-    /// The kept text, headed by what it is when it was cut; empty when the
-    /// stream was.
-    pub fn text(&self, what: &str) -> String {
-        if self.total == 0 {
-            return String::new();
-        }
-        let kept = String::from_utf8_lossy(&self.kept);
-        if self.total as usize <= self.kept.len() {
-            return format!("{what}:\n{kept}");
-        }
-        format!(
-            "{what} (first {} KiB of {} bytes shown):\n{kept}\n[... {} more bytes not kept]",
-            self.cap / 1024,
-            self.total,
-            self.total - self.kept.len() as u64
-        )
     }
 }
 
@@ -264,24 +196,11 @@ pub fn probe_gpu(runner_exe: &Path) -> Option<GpuFacts> {
     let mut command = Command::new(runner_exe);
     command.args(["device", "--json"]);
     crate::lifetime::die_with_this_process(&mut command);
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let status = child.wait_timeout(Duration::from_secs(60)).ok().flatten();
-    if status.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
+    let finished = run_limited(&mut command, Duration::from_secs(60), 1 << 20, 0).ok()?;
+    if !finished.status?.success() {
         return None;
     }
-    let mut out = String::new();
-    child.stdout.take()?.read_to_string(&mut out).ok()?;
-    if !status?.success() {
-        return None;
-    }
-    serde_json::from_str(out.trim()).ok()
+    serde_json::from_slice(finished.stdout.bytes()).ok()
 }
 
 #[cfg(test)]
@@ -378,16 +297,5 @@ mod tests {
         );
         assert!(log.len() < PRINTF_CAP + 200, "{}", log.len());
         assert!(log.ends_with("[... 49983616 more bytes not kept]"));
-    }
-
-    // Short output is kept whole, headed by what it is.
-    #[test]
-    fn short_output_is_kept_whole() {
-        let c = Captured::drain(&b"thread 0: 1.5\n"[..], PRINTF_CAP);
-        assert_eq!(
-            c.text("device printf output"),
-            "device printf output:\nthread 0: 1.5\n"
-        );
-        assert_eq!(Captured::drain(&b""[..], 4).text("x"), "");
     }
 }

@@ -23,6 +23,7 @@
 //! never links CUDA: the runner does the compiling and the timing.
 
 pub mod binding;
+pub mod child;
 pub mod compile_hint;
 pub mod compile_job;
 pub mod compile_judge;

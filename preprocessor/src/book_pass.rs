@@ -360,7 +360,7 @@ pub fn summary_line(catalog: &Catalog, settled: &Settled) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{KERNEL, settings_in};
+    use crate::test_support::{KERNEL, catalog_of, chapter, settings_in};
 
     /// A bench for books in frozen mode, which never measure.
     struct NoBench;
@@ -394,10 +394,7 @@ mod tests {
         let directive = "{{#measured r/tree time 2^28}}";
         let after = " µs.\r\n";
         let content = format!("{before}{block}{between}{directive}{after}");
-        let chapter = ChapterText {
-            source_path: "ch.md".into(),
-            content: content.clone(),
-        };
+        let chapter = chapter("ch.md", &content);
         let pass = run_pass(
             &[chapter],
             &settings,
@@ -431,7 +428,6 @@ mod tests {
     // examples and stored reports do not wait.
     #[test]
     fn which_figures_await_measuring() {
-        use crate::catalog::{Catalog, ChapterText};
         use crate::test_support::record;
         use cuda_measured_core::declaration::Expectation;
         use cuda_measured_core::record::Status;
@@ -441,13 +437,7 @@ mod tests {
             .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
             .chain(["```cuda run id=broken\nnot a kernel\n```\n".to_string()])
             .collect();
-        let catalog = Catalog::build(
-            &settings,
-            &[ChapterText {
-                source_path: "ch.md".into(),
-                content: text,
-            }],
-        );
+        let catalog = catalog_of(&settings, &text);
         let pass = record(Status::Pass, Expectation::Pass);
         let outcomes = vec![
             Outcome::Fresh(pass.clone()),

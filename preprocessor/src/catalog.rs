@@ -221,14 +221,7 @@ fn with_place(place: &Origin, message: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{KERNEL, settings_in};
-
-    fn chapter(path: &str, content: &str) -> ChapterText {
-        ChapterText {
-            source_path: path.into(),
-            content: content.into(),
-        }
-    }
+    use crate::test_support::{KERNEL, chapter, settings_in};
 
     // Inline and file examples resolve; errors name the chapter line and the fix.
     #[test]

@@ -220,8 +220,7 @@ fn nvrtc_missing(answer: &CompileAnswer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ChapterText;
-    use crate::test_support::{KERNEL, settings_in};
+    use crate::test_support::{KERNEL, catalog_of, settings_in};
     use std::os::unix::fs::PermissionsExt;
 
     /// A runner that notes each call in `calls` beside it and answers as
@@ -259,11 +258,7 @@ print(json.dumps({"runner": "0.1.0", "nvrtc": {"version": "13.0", "library": Non
         let text = format!(
             "```cuda run file=r/tree.cu\n```\n\n```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run id=bad\n{KERNEL}```\n\n```cuda run id=odd\n{KERNEL}```\n"
         );
-        let chapters = [ChapterText {
-            source_path: "ch.md".into(),
-            content: text,
-        }];
-        let catalog = Catalog::build(&settings, &chapters);
+        let catalog = catalog_of(&settings, &text);
         let mut log = Vec::new();
         let compiled = compile_book(&catalog, &settings, &mut log);
         let log = String::from_utf8(log).unwrap();

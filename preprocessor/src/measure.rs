@@ -233,7 +233,7 @@ fn outcome_line(record: &Record) -> String {
 mod tests {
     use super::*;
     use crate::catalog::ChapterText;
-    use crate::test_support::{KERNEL, record, settings_in};
+    use crate::test_support::{KERNEL, chapter, record, settings_in};
     use cuda_measured_core::declaration::Expectation;
     use cuda_measured_core::example::Example;
     use cuda_measured_core::record::GpuFacts;
@@ -290,10 +290,7 @@ mod tests {
             .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
             .collect::<String>()
             + "```cuda run\n```\n";
-        vec![ChapterText {
-            source_path: "ch.md".into(),
-            content: text,
-        }]
+        vec![chapter("ch.md", &text)]
     }
 
     /// A book with a fresh example `a`, a stale `b`, a missing `c` and a broken one.

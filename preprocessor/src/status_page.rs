@@ -292,16 +292,8 @@ fn relative_link(from: &Path, to: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ChapterText;
-    use crate::test_support::{KERNEL, record, settings_in};
+    use crate::test_support::{KERNEL, chapter, record, settings_in};
     use cuda_measured_core::declaration::Expectation;
-
-    fn chapter(path: &str, content: &str) -> ChapterText {
-        ChapterText {
-            source_path: path.into(),
-            content: content.into(),
-        }
-    }
 
     // Each state gets its row: a figure from the largest timed size, the
     // first words of a failure (whole in the tooltip), the message of a

@@ -1,6 +1,8 @@
-//! Shared test data: a kernel that resolves, and records as the runner
-//! writes them.
+//! Shared test data: a kernel that resolves, records as the runner writes
+//! them, and chapters and their catalog.
 
+use crate::catalog::{Catalog, ChapterText};
+use crate::config::Settings;
 use cuda_measured_core::declaration::Expectation;
 use cuda_measured_core::record::{Record, Status};
 
@@ -74,4 +76,17 @@ pub(crate) fn settings_in(files: &[(&str, &str)]) -> (tempfile::TempDir, crate::
     settings.mode = crate::config::Mode::Frozen;
     settings.compile = false;
     (dir, settings)
+}
+
+/// A chapter at `path` (relative to `src/`) holding `content`.
+pub(crate) fn chapter(path: &str, content: &str) -> ChapterText {
+    ChapterText {
+        source_path: path.into(),
+        content: content.into(),
+    }
+}
+
+/// The catalog of a book whose one chapter, `ch.md`, holds `text`.
+pub(crate) fn catalog_of(settings: &Settings, text: &str) -> Catalog {
+    Catalog::build(settings, &[chapter("ch.md", text)])
 }

@@ -479,8 +479,7 @@ fn source_title(id: &str, size: Size, record: &Record) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::ChapterText;
-    use crate::test_support::{KERNEL, record, settings_in};
+    use crate::test_support::{KERNEL, catalog_of, record, settings_in};
     use cuda_measured_core::declaration::Expectation;
     use cuda_measured_core::method::Ceilings;
 
@@ -501,13 +500,7 @@ mod tests {
                 .iter()
                 .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
                 .collect();
-            let catalog = Catalog::build(
-                &settings,
-                &[ChapterText {
-                    source_path: "ch.md".into(),
-                    content: text,
-                }],
-            );
+            let catalog = catalog_of(&settings, &text);
             let plain = record(Status::Pass, Expectation::Pass);
             let mut fast = plain.clone();
             fast.sizes[0].pct_ceiling = Some(99.81);
@@ -715,13 +708,7 @@ mod tests {
         let text = format!(
             "```cuda run id=fast\n{KERNEL}```\n\n```cuda run id=bad\nno header\n```\n\n```cuda run file=r/gone.cu\n```\n"
         );
-        let catalog = Catalog::build(
-            &settings,
-            &[ChapterText {
-                source_path: "ch.md".into(),
-                content: text,
-            }],
-        );
+        let catalog = catalog_of(&settings, &text);
         let outcomes = vec![
             Outcome::Missing,
             Outcome::Broken("no header".into()),

@@ -11,7 +11,9 @@ use crate::launch_plan::{self, Launch, ResolvedPlan};
 use crate::limits::{self, DeviceLimits, KernelNeeds};
 use crate::measure::{self, Ceilings, RunError, SharedPoison, Timer};
 use crate::pool::Measured;
-use crate::problem::{self, BufferRole, Data, OutputInit, Problem};
+use crate::problem::{
+    self, Bound, BufferRole, Data, Elem, HostData, OutputInit, Prepared, Problem, Scalar, Shape,
+};
 use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
 use crate::signature;
 use crate::size::Size;
@@ -188,35 +190,52 @@ fn run_into(
         needs: &needs,
         poison: timer.shared_poison(),
         sms: facts.sm_count,
+        data_dir: std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into),
         policy,
         process,
         inputs_s: 0.0,
         checks_s: 0.0,
     };
-    for n in problem.edge_sizes() {
-        let outcome = runner.run(n, None).map_err(|e| at_size(e, n))?;
+    let rowwise = decl.rows.is_some();
+    for shape in problem.edge_shapes() {
+        let outcome = runner
+            .run(shape, None)
+            .map_err(|e| at_size(e, shape, rowwise))?;
         record.edge_checks.push(EdgeCheck {
-            n: Size(n),
+            n: Size(shape.cols),
+            rows: rowwise.then_some(shape.rows),
             error: outcome.check.error,
             tolerance: outcome.check.tolerance,
             pass: outcome.check.pass,
         });
         if !outcome.check.pass && record.message.is_empty() {
-            record.message = format!("wrong at n = {}: {}", Size(n), outcome.check.detail);
+            record.message = format!(
+                "wrong at {}: {}",
+                where_(shape, rowwise),
+                outcome.check.detail
+            );
         }
     }
     for size in &decl.sizes {
         let n = size.0;
+        let shape = launch_plan::shape(decl, n)
+            .map_err(|e| Stop::new(Status::LaunchError, e.at(example)))?;
         let timing = Timing {
             timer: &mut timer,
             ceilings: &ceilings,
             peak_gbs: facts.peak_gbs,
             l2_bytes: facts.l2_bytes,
         };
-        let outcome = runner.run(n, Some(timing)).map_err(|e| at_size(e, n))?;
+        let outcome = runner
+            .run(shape, Some(timing))
+            .map_err(|e| at_size(e, shape, rowwise))?;
         let (result, times) = outcome.figures.expect("timed runs have figures");
         if !result.pass && record.message.is_empty() {
-            record.message = format!("wrong at n = {}: {}", Size(n), outcome.check.detail);
+            record.message = format!(
+                "wrong at {}: {}",
+                where_(shape, rowwise),
+                outcome.check.detail
+            );
         }
         record.sizes.push(result);
         samples_us.push(times);
@@ -247,19 +266,26 @@ impl From<RunError> for SizeError {
     }
 }
 
-fn at_size(e: SizeError, n: u64) -> Stop {
+/// `n = 2^20`, or for a row-wise problem `4096 rows of n = 2^14`.
+fn where_(shape: Shape, rowwise: bool) -> String {
+    if rowwise {
+        format!("{} rows of n = {}", shape.rows, Size(shape.cols))
+    } else {
+        format!("n = {}", Size(shape.cols))
+    }
+}
+
+fn at_size(e: SizeError, shape: Shape, rowwise: bool) -> Stop {
+    let at = where_(shape, rowwise);
     match e {
-        SizeError::Declared(msg) => {
-            Stop::new(Status::LaunchError, format!("at n = {}: {msg}", Size(n)))
-        }
+        SizeError::Declared(msg) => Stop::new(Status::LaunchError, format!("at {at}: {msg}")),
         SizeError::Run(RunError::Launch(err)) => Stop::new(
             Status::LaunchError,
-            format!("at n = {}: launch refused: {err}", Size(n)),
+            format!("at {at}: launch refused: {err}"),
         ),
-        SizeError::Run(RunError::Fault(err)) => Stop::new(
-            Status::Fault,
-            format!("at n = {}: the kernel faulted: {err}", Size(n)),
-        ),
+        SizeError::Run(RunError::Fault(err)) => {
+            Stop::new(Status::Fault, format!("at {at}: the kernel faulted: {err}"))
+        }
     }
 }
 
@@ -285,6 +311,8 @@ struct SizeRunner<'a> {
     needs: &'a BTreeMap<String, KernelNeeds>,
     poison: SharedPoison,
     sms: u32,
+    /// Where the measuring processes share prepared data, if anywhere.
+    data_dir: Option<std::path::PathBuf>,
     policy: &'a measure::Policy,
     process: usize,
     /// Seconds spent drawing inputs and copying them to the GPU.
@@ -296,12 +324,12 @@ struct SizeRunner<'a> {
 /// A kernel argument value.
 enum Arg {
     Ptr(u64),
-    U32(u32),
+    Scalar(Scalar),
 }
 
 impl SizeRunner<'_> {
-    fn run(&mut self, n: u64, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
-        let plan = launch_plan::resolve(&self.example.declaration, n, self.sms)
+    fn run(&mut self, shape: Shape, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
+        let plan = launch_plan::resolve_shape(&self.example.declaration, shape, self.sms)
             .map_err(|e| SizeError::Declared(e.at(self.example)))?;
         limits::check(&plan, self.limits, self.needs, self.example).map_err(SizeError::Declared)?;
         // Edge sizes get data whose answer is exact; timed sizes random data.
@@ -312,7 +340,14 @@ impl SizeRunner<'_> {
         };
         let stream = self.ctx.default_stream();
         let drawn = Instant::now();
-        let buffers = Buffers::allocate(self.problem, &plan, n, data, &stream)
+        let prepared = problem::cache::prepared(
+            self.data_dir.as_deref(),
+            self.problem,
+            &plan.instance,
+            INPUT_SEED,
+            data,
+        );
+        let buffers = Buffers::allocate(self.problem, &plan, prepared, &stream)
             .map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         self.inputs_s += drawn.elapsed().as_secs_f64();
@@ -361,7 +396,7 @@ impl SizeRunner<'_> {
         stream.synchronize().map_err(RunError::Fault)?;
         let checked = Instant::now();
         let mut check = buffers
-            .check(self.problem, n, data, &stream)
+            .check(self.problem, &plan, data, &stream)
             .map_err(RunError::Fault)?;
         self.checks_s += checked.elapsed().as_secs_f64();
 
@@ -374,11 +409,16 @@ impl SizeRunner<'_> {
         let samples = t
             .timer
             .cold(self.policy, |s| buffers.reset(s, false), work)?;
-        crate::diagnostics::dump_samples(&self.example.id, n, self.process, &samples.times_us);
+        crate::diagnostics::dump_samples(
+            &self.example.id,
+            shape.cols,
+            self.process,
+            &samples.times_us,
+        );
         // The last timed run's answer must be right too.
         let checked = Instant::now();
         let after = buffers
-            .check(self.problem, n, data, &stream)
+            .check(self.problem, &plan, data, &stream)
             .map_err(RunError::Fault)?;
         self.checks_s += checked.elapsed().as_secs_f64();
         if !after.pass && check.pass {
@@ -391,8 +431,12 @@ impl SizeRunner<'_> {
             None
         };
         let mut figures = SizeResult {
-            n: Size(n),
-            bytes: plan.bytes.unwrap_or_else(|| self.problem.bytes(n)),
+            n: Size(shape.cols),
+            rows: plan.scalars.contains_key("rows").then_some(shape.rows),
+            ceiling: (self.problem.bound() == Bound::Copy).then(|| Bound::Copy.name().to_string()),
+            bytes: plan
+                .bytes
+                .unwrap_or_else(|| self.problem.bytes(&plan.instance)),
             launches: plan.launches.iter().map(Launch::describe).collect(),
             hot_median_us,
             sm_clock_mhz: samples.sm_clock_mhz,
@@ -431,7 +475,9 @@ fn launch_all(
         for a in args {
             match a {
                 Arg::Ptr(p) => b.arg(p),
-                Arg::U32(v) => b.arg(v),
+                Arg::Scalar(Scalar::U32(v)) => b.arg(v),
+                Arg::Scalar(Scalar::I32(v)) => b.arg(v),
+                Arg::Scalar(Scalar::F32(v)) => b.arg(v),
             };
         }
         // SAFETY: the author declares the argument list; pointers address
@@ -441,59 +487,67 @@ fn launch_all(
     Ok(())
 }
 
-/// Device buffers of one size, by name.
+/// Device buffers of one run, by name, with the inputs' host copies and
+/// the reference the check needs.
 struct Buffers {
-    inputs: Vec<(String, Vec<f32>, CudaSlice<f32>)>,
-    outputs: Vec<(String, OutputInit, CudaSlice<f32>)>,
-    scratch: Vec<(String, CudaSlice<f32>)>,
+    prepared: Prepared,
+    inputs: Vec<(String, CudaSlice<u8>)>,
+    outputs: Vec<(String, Elem, OutputInit, CudaSlice<u8>)>,
+    scratch: Vec<(String, CudaSlice<u8>)>,
 }
 
 impl Buffers {
     fn allocate(
         problem: &dyn Problem,
         plan: &ResolvedPlan,
-        n: u64,
-        data: Data,
+        prepared: Prepared,
         stream: &Arc<CudaStream>,
     ) -> Result<Self, DriverError> {
         let mut b = Buffers {
+            prepared,
             inputs: Vec::new(),
             outputs: Vec::new(),
             scratch: Vec::new(),
         };
-        for spec in problem.buffers(n) {
+        for spec in problem.buffers(&plan.instance) {
             match spec.role {
                 BufferRole::Input => {
-                    let host = problem.input(spec.name, n, INPUT_SEED, data);
-                    let dev = stream.clone_htod(&host)?;
-                    b.inputs.push((spec.name.to_string(), host, dev));
+                    let host = b
+                        .prepared
+                        .input(spec.name)
+                        .expect("a problem prepares every input it declares");
+                    let dev = stream.clone_htod(host.as_bytes())?;
+                    b.inputs.push((spec.name.to_string(), dev));
                 }
                 BufferRole::Output(init) => {
+                    let bytes = spec.len.max(1) * spec.elem.bytes();
                     // SAFETY: reset() writes every element before each run.
-                    let dev = unsafe { stream.alloc::<f32>(spec.len.max(1) as usize)? };
-                    b.outputs.push((spec.name.to_string(), init, dev));
+                    let dev = unsafe { stream.alloc::<u8>(bytes as usize)? };
+                    b.outputs
+                        .push((spec.name.to_string(), spec.elem, init, dev));
                 }
             }
         }
         for (name, len) in &plan.scratch {
+            // Scratch buffers hold 4-byte elements (f32).
             // SAFETY: poisoned by reset(.., true) before the checked run.
-            let dev = unsafe { stream.alloc::<f32>((*len).max(1) as usize)? };
+            let dev = unsafe { stream.alloc::<u8>(((*len).max(1) * 4) as usize)? };
             b.scratch.push((name.clone(), dev));
         }
         Ok(b)
     }
 
     fn pointer(&self, name: &str, stream: &Arc<CudaStream>) -> Option<u64> {
-        let find = |s: &CudaSlice<f32>| s.device_ptr(stream).0;
+        let find = |s: &CudaSlice<u8>| s.device_ptr(stream).0;
         self.inputs
             .iter()
-            .find(|(n, ..)| n == name)
-            .map(|(_, _, d)| find(d))
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| find(d))
             .or_else(|| {
                 self.outputs
                     .iter()
                     .find(|(n, ..)| n == name)
-                    .map(|(_, _, d)| find(d))
+                    .map(|(.., d)| find(d))
             })
             .or_else(|| {
                 self.scratch
@@ -520,7 +574,7 @@ impl Buffers {
                             .pointer(name, stream)
                             .map(Arg::Ptr)
                             .ok_or_else(|| format!("buffer `{name}` was not allocated")),
-                        Binding::Scalar(v) => Ok(Arg::U32(*v)),
+                        Binding::Scalar(v) => Ok(Arg::Scalar(*v)),
                     })
                     .collect()
             })
@@ -528,20 +582,19 @@ impl Buffers {
     }
 
     /// Sets accumulators to their identity; with `poison`, also fills other
-    /// outputs and all scratch with NaN.
+    /// outputs with NaN (of their type) and all scratch with f32 NaN.
     fn reset(&self, stream: &Arc<CudaStream>, poison: bool) -> Result<(), DriverError> {
-        const NAN_BITS: u32 = 0x7fc0_0000;
-        for (_, init, dev) in &self.outputs {
+        for (_, elem, init, dev) in &self.outputs {
             let bits = match init {
-                OutputInit::Identity(v) => v.to_bits(),
-                OutputInit::Poison if poison => NAN_BITS,
+                OutputInit::Identity(v) => elem.bits_of(*v),
+                OutputInit::Poison if poison => elem.poison_bits(),
                 OutputInit::Poison => continue,
             };
-            memset32(dev, bits, stream)?;
+            fill(dev, elem.bytes(), bits, stream)?;
         }
         if poison {
             for (_, dev) in &self.scratch {
-                memset32(dev, NAN_BITS, stream)?;
+                fill(dev, 4, Elem::F32.poison_bits(), stream)?;
             }
         }
         Ok(())
@@ -550,21 +603,17 @@ impl Buffers {
     fn check(
         &self,
         problem: &dyn Problem,
-        n: u64,
+        plan: &ResolvedPlan,
         data: Data,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
         let mut outs = Vec::new();
-        for (name, _, dev) in &self.outputs {
-            outs.push((name.as_str(), stream.clone_dtoh(dev)?));
+        for (name, elem, _, dev) in &self.outputs {
+            let bytes = stream.clone_dtoh(dev)?;
+            outs.push((name.as_str(), HostData::from_bytes(*elem, &bytes)));
         }
-        let inputs: Vec<(&str, &[f32])> = self
-            .inputs
-            .iter()
-            .map(|(k, h, _)| (k.as_str(), h.as_slice()))
-            .collect();
-        let outputs: Vec<(&str, &[f32])> = outs.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-        Ok(problem.check(n, &inputs, &outputs, data))
+        let outputs: Vec<(&str, &HostData)> = outs.iter().map(|(k, v)| (*k, v)).collect();
+        Ok(problem.check(&plan.instance, &self.prepared, &outputs, data))
     }
 }
 
@@ -593,8 +642,23 @@ fn device_limits(ctx: &Arc<CudaContext>, name: &str) -> Result<DeviceLimits, Dri
     })
 }
 
-fn memset32(dev: &CudaSlice<f32>, bits: u32, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+/// Fills `dev` with elements of `width` bytes (4 or 2) of bit pattern
+/// `bits`.
+fn fill(
+    dev: &CudaSlice<u8>,
+    width: u64,
+    bits: u32,
+    stream: &Arc<CudaStream>,
+) -> Result<(), DriverError> {
     let (ptr, _sync) = dev.device_ptr(stream);
-    // SAFETY: ptr addresses `len` 4-byte elements of a live allocation.
-    unsafe { sys::cuMemsetD32Async(ptr, bits, dev.len(), stream.cu_stream()).result() }
+    let count = dev.len() / width as usize;
+    // SAFETY: ptr addresses dev.len() bytes of a live allocation, which
+    // `count` elements of `width` bytes do not pass.
+    unsafe {
+        if width == 2 {
+            sys::cuMemsetD16Async(ptr, bits as u16, count, stream.cu_stream()).result()
+        } else {
+            sys::cuMemsetD32Async(ptr, bits, count, stream.cu_stream()).result()
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! What each name in a launch's `args` binds to: a buffer of the problem
-//! (`input`, `out`), a scratch buffer of the declaration, or a scalar
-//! variable (`n`, `sms`, `gridK`, `blockK`). Buffers are passed as device
-//! pointers (64 bits), scalars as `unsigned int` (32 bits). The runner binds
+//! (`input`, `out`), a scratch buffer of the declaration, a scalar the
+//! problem gives (`eps`, a `float`), or a launch variable (`n`, `sms`,
+//! `gridK`, `blockK`, and `rows` and `cols` for a row-wise problem).
+//! Buffers are passed as device pointers (64 bits), launch variables as
+//! `unsigned int` (32 bits), the problem's scalars as their own type. The runner binds
 //! through [`bind`] before every launch; the book checks the same binding
 //! for every size before anything runs ([`crate::plan_check`]), and the
 //! kinds against the compiled kernels' parameters
@@ -11,17 +13,17 @@ use crate::declaration::Declaration;
 use crate::example::Example;
 use crate::header_lines::header_place;
 use crate::launch_plan::{ResolvedPlan, variables_in_order};
-use crate::problem::Problem;
+use crate::problem::{Problem, Scalar, ScalarKind};
 
 /// What one kernel argument binds to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Binding {
     /// A buffer of the problem, by name: a device pointer.
     Buffer(String),
     /// A scratch buffer of the declaration, by name: a device pointer.
     Scratch(String),
-    /// A scalar's value: an `unsigned int`.
-    Scalar(u32),
+    /// A scalar's value.
+    Scalar(Scalar),
 }
 
 /// How an argument is passed, whatever the size.
@@ -31,8 +33,8 @@ pub enum ArgKind {
     Buffer,
     /// A scratch buffer: a 64-bit device pointer.
     Scratch,
-    /// A scalar: a 32-bit unsigned int.
-    Scalar,
+    /// A scalar of the given type.
+    Scalar(ScalarKind),
 }
 
 impl ArgKind {
@@ -41,7 +43,11 @@ impl ArgKind {
         match self {
             ArgKind::Buffer => "is a buffer and binds as a device pointer (64 bits)",
             ArgKind::Scratch => "is a scratch buffer and binds as a device pointer (64 bits)",
-            ArgKind::Scalar => "is a scalar and binds as an unsigned int (32 bits)",
+            ArgKind::Scalar(ScalarKind::U32) => {
+                "is a scalar and binds as an unsigned int (32 bits)"
+            }
+            ArgKind::Scalar(ScalarKind::I32) => "is a scalar and binds as an int (32 bits)",
+            ArgKind::Scalar(ScalarKind::F32) => "is a scalar and binds as a float (32 bits)",
         }
     }
 }
@@ -49,11 +55,17 @@ impl ArgKind {
 /// How the argument `name` of `decl` binds, or `None` when it names
 /// nothing.
 pub fn kind_of(decl: &Declaration, problem: &dyn Problem, name: &str) -> Option<ArgKind> {
-    if problem.buffers(1).iter().any(|b| b.name == name) {
+    if let Some((_, v)) = problem.scalars().iter().find(|(k, _)| *k == name) {
+        return Some(ArgKind::Scalar(v.kind()));
+    }
+    if problem.argument_names().contains(&name) {
         return Some(ArgKind::Buffer);
     }
     if decl.scratch.contains_key(name) {
         return Some(ArgKind::Scratch);
+    }
+    if decl.rows.is_some() && (name == "rows" || name == "cols") {
+        return Some(ArgKind::Scalar(ScalarKind::U32));
     }
     let launch_scalar = |prefix: &str| {
         name.strip_prefix(prefix)
@@ -61,7 +73,7 @@ pub fn kind_of(decl: &Declaration, problem: &dyn Problem, name: &str) -> Option<
             .is_some_and(|k| k < decl.launches.len() && name == format!("{prefix}{k}"))
     };
     (name == "n" || name == "sms" || launch_scalar("grid") || launch_scalar("block"))
-        .then_some(ArgKind::Scalar)
+        .then_some(ArgKind::Scalar(ScalarKind::U32))
 }
 
 /// Binds the arguments of every launch of `plan`, in order. The error names
@@ -84,9 +96,12 @@ pub fn bind(
                 .map(|name| match kind_of(decl, problem, name) {
                     Some(ArgKind::Buffer) => Ok(Binding::Buffer(name.clone())),
                     Some(ArgKind::Scratch) => Ok(Binding::Scratch(name.clone())),
-                    Some(ArgKind::Scalar) => {
+                    Some(ArgKind::Scalar(_)) => {
+                        if let Some((_, v)) = problem.scalars().into_iter().find(|(k, _)| k == name) {
+                            return Ok(Binding::Scalar(v));
+                        }
                         let v = plan.scalars.get(name).copied().unwrap_or_default();
-                        u32::try_from(v).map(Binding::Scalar).map_err(|_| {
+                        u32::try_from(v).map(|v| Binding::Scalar(Scalar::U32(v))).map_err(|_| {
                             format!(
                                 "launch {i} (`{}`): scalar `{name}` = {v} does not fit an unsigned int: fix `args` at {}",
                                 launch.kernel,
@@ -109,7 +124,7 @@ fn unknown(
     i: usize,
     name: &str,
 ) -> String {
-    let buffers: Vec<&str> = problem.buffers(1).iter().map(|b| b.name).collect();
+    let buffers = problem.argument_names();
     let scratch: Vec<&str> = example
         .declaration
         .scratch
@@ -135,7 +150,7 @@ fn unknown(
 mod tests {
     use super::*;
     use crate::launch_plan::resolve;
-    use crate::problem::SumF32;
+    use crate::problem::{ScalarKind, SumF32};
 
     fn example(args: &str) -> Example {
         let body = format!(
@@ -156,9 +171,9 @@ mod tests {
             [
                 Binding::Scratch("partials".into()),
                 Binding::Buffer("out".into()),
-                Binding::Scalar(4),
-                Binding::Scalar(32),
-                Binding::Scalar(132),
+                Binding::Scalar(Scalar::U32(4)),
+                Binding::Scalar(Scalar::U32(32)),
+                Binding::Scalar(Scalar::U32(132)),
             ]
         );
     }
@@ -179,7 +194,7 @@ mod tests {
     fn launch_scalars_stop_at_the_last_launch() {
         let ex = example(r#"["out"]"#);
         let kind = |name| kind_of(&ex.declaration, &SumF32, name);
-        assert_eq!(kind("grid1"), Some(ArgKind::Scalar));
+        assert_eq!(kind("grid1"), Some(ArgKind::Scalar(ScalarKind::U32)));
         assert_eq!(kind("grid2"), None);
         assert_eq!(kind("grid01"), None);
         assert_eq!(kind("input"), Some(ArgKind::Buffer));

@@ -82,6 +82,18 @@ pub enum Expectation {
 pub struct Declaration {
     /// The problem solved, by name (`sum_f32`).
     pub problem: String,
+    /// The element type of the problem's data (`f32`, `bf16`), one of
+    /// those the problem takes; its first when absent. Left out of the
+    /// serialised form when absent, so that keys made before it existed
+    /// stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtype: Option<String>,
+    /// Rows (M) of a row-wise problem, as an expression of `n`, the
+    /// declared size, which is the row length (N): `rows = "67108864 / n"`
+    /// keeps M x N at 2^26. Required by row-wise problems, refused by others.
+    /// Left out of the serialised form when absent, as `dtype` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Expr>,
     /// Sizes to measure.
     pub sizes: Vec<Size>,
     /// The launches, in order.
@@ -202,6 +214,18 @@ fn one_of(names: &[&str]) -> String {
 }
 
 impl Declaration {
+    /// The element type the example runs with: its `dtype`, else its
+    /// problem's first (f32 for an unknown problem, which validation
+    /// refuses).
+    pub fn elem(&self) -> crate::problem::Elem {
+        let default = crate::problem::lookup(&self.problem)
+            .map_or(crate::problem::Elem::F32, |p| p.dtypes()[0]);
+        self.dtype
+            .as_deref()
+            .and_then(crate::problem::Elem::parse)
+            .unwrap_or(default)
+    }
+
     /// Parses and validates a TOML header.
     pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
         let decl: Declaration =
@@ -221,6 +245,32 @@ impl Declaration {
                 &format!("use {}", one_of(&names)),
             ));
         };
+        if let Some(dtype) = &self.dtype {
+            let names: Vec<&str> = problem.dtypes().iter().map(|e| e.name()).collect();
+            if !names.contains(&dtype.as_str()) {
+                return invalid(crate::suggest::message(
+                    &format!("`{}` takes no dtype `{dtype}`", self.problem),
+                    dtype,
+                    names.iter().copied(),
+                    &format!("use dtype = {}", one_of(&names)),
+                ));
+            }
+        }
+        match (&self.rows, problem.rowwise()) {
+            (None, true) => {
+                return invalid(format!(
+                    "`{}` is row-wise: each size is the row length n, and `rows` must say how many rows, e.g. rows = \"67108864 / n\" (2^26 elements at every size) or rows = 4096",
+                    self.problem
+                ));
+            }
+            (Some(_), false) => {
+                return invalid(format!(
+                    "`{}` is one-dimensional (n elements): remove `rows`",
+                    self.problem
+                ));
+            }
+            _ => {}
+        }
         let (max, why) = problem.max_size();
         if let Some(big) = self.sizes.iter().find(|s| s.0 > max) {
             return invalid(format!(
@@ -361,7 +411,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, sizes, launch, scratch, bytes, compile, expect or timeout_s",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect or timeout_s",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),
@@ -396,7 +446,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sum_f32", "histogram"),
                 None,
-                "unknown problem `histogram`: use sum_f32",
+                "unknown problem `histogram`: use sum_f32, softmax_rows or layernorm_rows",
             ),
         ];
         for (text, line, want) in cases {

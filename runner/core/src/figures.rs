@@ -1,5 +1,6 @@
 //! The figures of one timed size derived from its samples: median, range,
-//! spread, bandwidth against the datasheet peak and the measured ceiling,
+//! spread, bandwidth against the datasheet peak and the measured ceiling
+//! (read or copy, as the size's `ceiling` says),
 //! and the labels. One process's samples and the pooled samples of several
 //! go through the same derivation.
 
@@ -34,7 +35,11 @@ pub fn derive(r: &mut SizeResult, times_us: &[f64], noisy: bool, reference: &Ref
     r.rel_spread = measure::rel_stdev(times_us);
     r.gbs = r.bytes as f64 / (median * 1e-6) / 1e9;
     r.pct_peak = 100.0 * r.gbs / reference.peak_gbs;
-    r.pct_ceiling = Some(100.0 * r.gbs / reference.ceilings.read_gbs);
+    let ceiling = match r.ceiling.as_deref() {
+        Some("copy") => reference.ceilings.copy_gbs,
+        _ => reference.ceilings.read_gbs,
+    };
+    r.pct_ceiling = Some(100.0 * r.gbs / ceiling);
     r.labels.clear();
     if r.bytes <= reference.l2_bytes {
         r.labels.push(FITS_IN_L2.to_string());
@@ -97,5 +102,18 @@ mod tests {
         };
         derive(&mut r, &[4.0, 5.0], true, &reference(&c));
         assert_eq!(r.labels, [FITS_IN_L2, LAUNCH_BOUND, NOISY]);
+    }
+
+    // A problem bounded by the copy ceiling is a percentage of it.
+    #[test]
+    fn copy_bound_sizes_compare_with_the_copy_ceiling() {
+        let c = ceilings();
+        let mut r = SizeResult {
+            bytes: 3_500_000_000,
+            ceiling: Some("copy".into()),
+            ..SizeResult::default()
+        };
+        derive(&mut r, &[1000.0], false, &reference(&c));
+        assert!((r.pct_ceiling.unwrap() - 100.0).abs() < 1e-9);
     }
 }

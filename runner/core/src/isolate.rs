@@ -32,12 +32,15 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
 /// limit) ends the example with its record. `limit` applies to each child.
 /// `gpu` is the device a [`probe_gpu`] found: a child stopped at its time
 /// limit never reports the GPU it ran on, so its record names this one.
+/// `data_dir`, when given, is where the processes share prepared inputs
+/// and references ([`crate::problem::cache`]).
 pub fn measure_isolated(
     runner_exe: &Path,
     example: &Example,
     key: &str,
     limit: Duration,
     gpu: Option<&GpuFacts>,
+    data_dir: Option<&Path>,
 ) -> Record {
     let started = Instant::now();
     let processes = crate::diagnostics::processes();
@@ -50,7 +53,7 @@ pub fn measure_isolated(
             process,
             processes,
         };
-        match run_child(runner_exe, &job, limit) {
+        match run_child(runner_exe, &job, limit, data_dir) {
             Ok(m) if pool::is_final_failure(m.record.status) => {
                 failed = Some(m.record);
                 break;
@@ -89,7 +92,12 @@ pub const PRINTF_CAP: usize = 16 * 1024;
 /// Bytes of a child's stderr kept (its own diagnostics, normally a line).
 const STDERR_CAP: usize = 64 * 1024;
 
-fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measured, ChildFailure> {
+fn run_child(
+    runner_exe: &Path,
+    job: &Job<'_>,
+    limit: Duration,
+    data_dir: Option<&Path>,
+) -> Result<Measured, ChildFailure> {
     let job = serde_json::to_vec(job).expect("jobs serialise");
     let failed_to_start = |e| spawn_failure(runner_exe, e);
     let mut job_file = tempfile::NamedTempFile::new().map_err(failed_to_start)?;
@@ -104,6 +112,9 @@ fn run_child(runner_exe: &Path, job: &Job<'_>, limit: Duration) -> Result<Measur
         .arg(job_file.path())
         .arg("--out")
         .arg(result_file.path());
+    if let Some(dir) = data_dir {
+        command.env(crate::problem::cache::DATA_DIR_VAR, dir);
+    }
     crate::lifetime::die_with_this_process(&mut command);
     let finished =
         run_limited(&mut command, limit, PRINTF_CAP, STDERR_CAP).map_err(failed_to_start)?;
@@ -253,6 +264,7 @@ mod tests {
         );
         record.edge_checks.push(crate::record::EdgeCheck {
             n: crate::size::Size(1),
+            rows: None,
             error: f64::INFINITY,
             tolerance: 1e-7,
             pass: false,
@@ -270,7 +282,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ex = example(dir.path());
         let script = fake_child(dir.path(), 0, &nan_result(&ex));
-        let m = run_child(&script, &job(&ex), Duration::from_secs(60))
+        let m = run_child(&script, &job(&ex), Duration::from_secs(60), None)
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(m.record.status, Status::Wrong);
         assert!(m.record.message.ends_with("got NaN"));
@@ -286,7 +298,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ex = example(dir.path());
         let script = fake_child(dir.path(), 50_000_000, &nan_result(&ex));
-        let m = run_child(&script, &job(&ex), Duration::from_secs(60))
+        let m = run_child(&script, &job(&ex), Duration::from_secs(60), None)
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(m.record.status, Status::Wrong);
         let log = &m.record.log;

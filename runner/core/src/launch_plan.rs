@@ -6,6 +6,7 @@
 use crate::declaration::{Declaration, Expr};
 use crate::example::Example;
 use crate::header_lines::{HeaderField, header_place_of};
+use crate::problem::{Instance, Shape};
 use evalexpr::{
     ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
     Function, HashMapContext, Value,
@@ -48,8 +49,11 @@ pub struct ResolvedPlan {
     /// Bytes the declaration says the algorithm moves, when it overrides the
     /// problem's count.
     pub bytes: Option<u64>,
-    /// Scalar variables: `n`, `sms`, `grid0`, `block0`, ...
+    /// Scalar variables: `n`, `sms`, `grid0`, `block0`, ... and for a
+    /// row-wise problem `rows` and `cols`.
     pub scalars: BTreeMap<String, u64>,
+    /// The shape and element type of the run.
+    pub instance: Instance,
 }
 
 /// An expression that cannot be evaluated.
@@ -75,6 +79,8 @@ pub enum PlanField {
     Scratch(String),
     /// `bytes`.
     Bytes,
+    /// `rows`.
+    Rows,
 }
 
 impl PlanError {
@@ -85,6 +91,7 @@ impl PlanError {
             PlanField::Launch(i, key) => HeaderField::Launch(*i, key),
             PlanField::Scratch(name) => HeaderField::Scratch(name),
             PlanField::Bytes => HeaderField::Top("bytes"),
+            PlanField::Rows => HeaderField::Top("rows"),
         };
         format!(
             "`{} = \"{}\"` at {}: {}",
@@ -96,10 +103,44 @@ impl PlanError {
     }
 }
 
-/// Resolves `decl` for size `n` on a device with `sms` multiprocessors.
+/// The shape of `decl`'s run at declared size `n`: one row of `n`, or for
+/// a row-wise problem `rows` (evaluated at `n`) rows of `n`.
+pub fn shape(decl: &Declaration, n: u64) -> Result<Shape, PlanError> {
+    let Some(rows) = &decl.rows else {
+        return Ok(Shape::flat(n));
+    };
+    let vars = BTreeMap::from([("n".to_string(), n)]);
+    let m = eval(rows, &vars, PlanField::Rows)?;
+    if m == 0 {
+        return Err(PlanError {
+            what: PlanField::Rows.what(),
+            field: PlanField::Rows,
+            expr: rows.as_text(),
+            message: format!("evaluates to 0 at n = {n}: a run needs at least one row"),
+        });
+    }
+    Ok(Shape { rows: m, cols: n })
+}
+
+/// Resolves `decl` for declared size `n` on a device with `sms`
+/// multiprocessors.
 pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, PlanError> {
+    resolve_shape(decl, shape(decl, n)?, sms)
+}
+
+/// Resolves `decl` for a run of `shape` (an edge shape, or the shape of a
+/// declared size).
+pub fn resolve_shape(
+    decl: &Declaration,
+    shape: Shape,
+    sms: u32,
+) -> Result<ResolvedPlan, PlanError> {
     let mut scalars = BTreeMap::new();
-    scalars.insert("n".to_string(), n);
+    scalars.insert("n".to_string(), shape.cols);
+    if decl.rows.is_some() {
+        scalars.insert("rows".to_string(), shape.rows);
+        scalars.insert("cols".to_string(), shape.cols);
+    }
     scalars.insert("sms".to_string(), u64::from(sms));
     let mut launches = Vec::new();
     for (i, spec) in decl.launches.iter().enumerate() {
@@ -148,6 +189,10 @@ pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, Pla
         scratch,
         bytes,
         scalars,
+        instance: Instance {
+            shape,
+            dtype: decl.elem(),
+        },
     })
 }
 
@@ -158,6 +203,7 @@ impl PlanField {
             PlanField::Launch(i, key) => format!("launch {i} {key}"),
             PlanField::Scratch(name) => format!("scratch {name}"),
             PlanField::Bytes => "bytes".into(),
+            PlanField::Rows => "rows".into(),
         }
     }
 }

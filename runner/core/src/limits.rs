@@ -232,6 +232,10 @@ mod tests {
             scratch: BTreeMap::new(),
             bytes: None,
             scalars: BTreeMap::new(),
+            instance: crate::problem::Instance {
+                shape: crate::problem::Shape::flat(1),
+                dtype: crate::problem::Elem::F32,
+            },
         }
     }
 

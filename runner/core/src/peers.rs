@@ -72,6 +72,11 @@ pub struct ProblemPeers {
     pub ours: String,
     /// The peer the ratio column divides by (`cub`).
     pub reference: String,
+    /// The command (from the repository root) that times the peers and
+    /// writes their JSON lines to the file it is given last;
+    /// `bench/gpu-session.sh` runs it.
+    #[serde(default)]
+    pub harness: Option<String>,
     /// The peers, in table order.
     pub peer: Vec<PeerInfo>,
 }
@@ -158,7 +163,21 @@ pub fn combine(
     peers_jsonl: &str,
     config: &ProblemPeers,
 ) -> anyhow::Result<Report> {
-    let bytes = |n: u64| crate::problem::lookup(problem).map_or(4 * n + 4, |p| p.bytes(n));
+    // A peer line's own byte count first (row-wise problems depend on the
+    // rows), else the problem's count for one row of n.
+    let bytes = |n: u64, line: &PeerLine| {
+        line.rest
+            .get("bytes")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or_else(|| {
+                crate::problem::lookup(problem).map_or(4 * n + 4, |p| {
+                    p.bytes(&crate::problem::Instance {
+                        shape: crate::problem::Shape::flat(n),
+                        dtype: p.dtypes()[0],
+                    })
+                })
+            })
+    };
     let mut rows: BTreeMap<u64, Row> = BTreeMap::new();
     for s in &ours.sizes {
         rows.insert(
@@ -208,9 +227,10 @@ pub fn combine(
         let (Some(n), Some(median_us)) = (p.n, p.median_us) else {
             continue;
         };
+        let line_bytes = bytes(n, &p);
         let row = rows.entry(n).or_insert_with(|| Row {
             n: Size(n),
-            bytes: bytes(n),
+            bytes: line_bytes,
             ours: None,
             peers: BTreeMap::new(),
         });

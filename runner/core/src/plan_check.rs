@@ -9,8 +9,9 @@
 
 use crate::binding;
 use crate::example::Example;
-use crate::launch_plan::resolve;
+use crate::launch_plan::{resolve_shape, shape};
 use crate::limits::{self, KnownGpu};
+use crate::problem::Shape;
 use crate::size::Size;
 use std::collections::BTreeMap;
 
@@ -32,39 +33,52 @@ pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
         // The declaration refuses unknown problems when it is parsed.
         return Ok(());
     };
-    let edges = problem.edge_sizes();
-    let mut sizes: Vec<u64> = decl.sizes.iter().map(|s| s.0).collect();
-    for n in edges {
-        if !sizes.contains(&n) {
-            sizes.push(n);
+    // Declared sizes first, then the problem's edge shapes.
+    let mut runs: Vec<Result<Shape, String>> = decl
+        .sizes
+        .iter()
+        .map(|s| shape(decl, s.0).map_err(|e| e.at(example)))
+        .collect();
+    for edge in problem.edge_shapes() {
+        if !runs.contains(&Ok(edge)) {
+            runs.push(Ok(edge));
         }
     }
     let device = gpu.limits();
     let no_needs = BTreeMap::new();
-    let failures: Vec<(u64, String)> = sizes
+    let failures: Vec<(usize, String)> = runs
         .iter()
-        .filter_map(|&n| {
-            let failure = resolve(decl, n, gpu.sm_count)
-                .map_err(|e| e.at(example))
-                .and_then(|plan| {
-                    limits::check(&plan, &device, &no_needs, example)?;
-                    binding::bind(example, problem, &plan).map(drop)
-                });
-            failure.err().map(|message| (n, message))
+        .enumerate()
+        .filter_map(|(k, run)| {
+            let failure = run.clone().and_then(|s| {
+                let plan = resolve_shape(decl, s, gpu.sm_count).map_err(|e| e.at(example))?;
+                limits::check(&plan, &device, &no_needs, example)?;
+                binding::bind(example, problem, &plan).map(drop)
+            });
+            failure.err().map(|message| (k, message))
         })
         .collect();
-    let Some((n, message)) = failures.first() else {
+    let Some((k, message)) = failures.first() else {
         return Ok(());
     };
-    if failures.len() == sizes.len() && failures.iter().all(|(_, m)| m == message) {
+    if failures.len() == runs.len() && failures.iter().all(|(_, m)| m == message) {
         return Err(message.clone());
     }
-    let edge = if decl.sizes.iter().any(|s| s.0 == *n) {
-        String::new()
-    } else {
-        format!(" (an edge size of `{}`)", problem.name())
+    if *k < decl.sizes.len() {
+        return Err(format!("at n = {}: {message}", decl.sizes[*k]));
+    }
+    let Ok(edge) = runs[*k] else {
+        return Err(message.clone());
     };
-    Err(format!("at n = {}{edge}: {message}", Size(*n)))
+    let at = if decl.rows.is_some() {
+        format!("{} rows of n = {}", edge.rows, Size(edge.cols))
+    } else {
+        format!("n = {}", Size(edge.cols))
+    };
+    Err(format!(
+        "at {at} (an edge size of `{}`): {message}",
+        problem.name()
+    ))
 }
 
 #[cfg(test)]

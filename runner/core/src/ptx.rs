@@ -104,6 +104,12 @@ impl ParamKind {
         matches!(self, ParamKind::U32 | ParamKind::S32 | ParamKind::B32)
     }
 
+    /// A `float`: where a float scalar binds (`.f32`, or `.b32` as some
+    /// compilers spell it).
+    pub fn is_f32(&self) -> bool {
+        matches!(self, ParamKind::F32 | ParamKind::B32)
+    }
+
     /// What the parameter is in the kernel's own terms, for messages:
     /// `a 64-bit value (a pointer, or an integer such as size_t)`.
     pub fn describe(&self) -> String {

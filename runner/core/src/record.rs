@@ -83,8 +83,15 @@ pub struct GpuFacts {
 /// Figures of one size.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SizeResult {
-    /// Elements.
+    /// Elements; for a row-wise problem, the row length.
     pub n: Size,
+    /// Rows, for a row-wise problem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    /// The ceiling `pct_ceiling` is of: `copy`, or the read ceiling when
+    /// absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<String>,
     /// Bytes the algorithm must move.
     pub bytes: u64,
     /// Resolved launches, e.g. `528 x 512, 0 B shared`, one per launch.
@@ -109,7 +116,8 @@ pub struct SizeResult {
     /// `gbs` as a percentage of the datasheet peak.
     #[serde(with = "crate::nonfinite")]
     pub pct_peak: f64,
-    /// `gbs` as a percentage of the read ceiling measured in the same run.
+    /// `gbs` as a percentage of the ceiling measured in the same run: the
+    /// read ceiling, or the copy ceiling where `ceiling` says `copy`.
     #[serde(default, with = "crate::nonfinite::option")]
     pub pct_ceiling: Option<f64>,
     /// Hot figure: median per run of back-to-back runs with L2 warm and
@@ -140,8 +148,11 @@ pub struct SizeResult {
 /// A check at a size that is not timed (ragged sizes that catch edge bugs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EdgeCheck {
-    /// Elements.
+    /// Elements; for a row-wise problem, the row length.
     pub n: Size,
+    /// Rows, for a row-wise problem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
     /// Error against the reference.
     #[serde(with = "crate::nonfinite")]
     pub error: f64,

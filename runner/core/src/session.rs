@@ -33,6 +33,10 @@ pub struct IsolatedBench {
     /// The GPU the probe found, for records of children stopped before they
     /// could report it (time-outs).
     pub probed: Option<GpuFacts>,
+    /// The folder where the measuring processes share prepared inputs and
+    /// references for the whole session ([`crate::problem::cache`]);
+    /// removed when the last clone of the bench is dropped.
+    data: Option<std::sync::Arc<tempfile::TempDir>>,
 }
 
 impl IsolatedBench {
@@ -41,6 +45,7 @@ impl IsolatedBench {
         IsolatedBench {
             runner,
             probed: None,
+            data: None,
         }
     }
 }
@@ -48,11 +53,26 @@ impl IsolatedBench {
 impl Bench for IsolatedBench {
     fn probe(&mut self) -> Option<GpuFacts> {
         self.probed = isolate::probe_gpu(&self.runner);
+        if self.probed.is_some() && self.data.is_none() {
+            // Without the folder every process prepares its own data.
+            self.data = tempfile::Builder::new()
+                .prefix("cuda-measured-data-")
+                .tempdir()
+                .ok()
+                .map(std::sync::Arc::new);
+        }
         self.probed.clone()
     }
 
     fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
-        isolate::measure_isolated(&self.runner, example, key, limit, self.probed.as_ref())
+        isolate::measure_isolated(
+            &self.runner,
+            example,
+            key,
+            limit,
+            self.probed.as_ref(),
+            self.data.as_ref().map(|d| d.path()),
+        )
     }
 
     fn describe(&self) -> String {

@@ -10,6 +10,7 @@
 use crate::binding::{ArgKind, kind_of};
 use crate::example::Example;
 use crate::header_lines::header_place;
+use crate::problem::ScalarKind;
 use crate::ptx::{Entry, ParamKind, mangled_parts};
 
 /// Checks every launch of `example` against `entries`, the compiled
@@ -50,7 +51,8 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
             };
             let fits = match kind {
                 ArgKind::Buffer | ArgKind::Scratch => param.is_pointer_sized(),
-                ArgKind::Scalar => param.is_u32_sized(),
+                ArgKind::Scalar(ScalarKind::U32 | ScalarKind::I32) => param.is_u32_sized(),
+                ArgKind::Scalar(ScalarKind::F32) => param.is_f32(),
             };
             if fits {
                 continue;
@@ -59,7 +61,8 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
                 ArgKind::Buffer | ArgKind::Scratch => {
                     "take buffers as `float*` (or `const float*`)"
                 }
-                ArgKind::Scalar => "take scalars as `unsigned int`",
+                ArgKind::Scalar(ScalarKind::F32) => "take it as `float`",
+                ArgKind::Scalar(_) => "take scalars as `unsigned int`",
             };
             return Err(format!(
                 "{which}: argument {}, `{name}`, {}, but the kernel's parameter {} is {}: {fix} in the kernel, or put `args` in the kernel's order at {at}",

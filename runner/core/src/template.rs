@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 /// large (bandwidth-bound); the author edits them.
 const SIZES: [&str; 3] = ["2^20", "2^24", "2^28"];
 
+/// Row lengths a new example of a row-wise problem is timed at.
+const ROW_SIZES: [&str; 3] = ["2^10", "2^14", "2^18"];
+
 /// Threads per block of the starting launch.
 const BLOCK: u32 = 256;
 
@@ -81,33 +84,65 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
         known: problem::names().join(", "),
     })?;
     let kernel = kernel_name(name);
-    // The buffers' names do not depend on the size.
-    let buffers = problem.buffers(1);
-    let params: Vec<String> = buffers
+    let dtype = problem.dtypes()[0];
+    // The buffers' names do not depend on the shape.
+    let buffers = problem.buffers(&problem::Instance {
+        shape: problem::Shape::flat(1),
+        dtype,
+    });
+    let rowwise = problem.rowwise();
+    let sizes_of: Vec<(String, String)> = buffers
         .iter()
-        .map(|b| match b.role {
-            BufferRole::Input => format!("const float* {}", b.name),
-            BufferRole::Output(_) => format!("float* {}", b.name),
+        .map(|b| {
+            let c_type = b.elem.c_type();
+            match b.role {
+                BufferRole::Input => (format!("const {c_type}* {}", b.name), b.name.to_string()),
+                BufferRole::Output(_) => (format!("{c_type}* {}", b.name), b.name.to_string()),
+            }
         })
-        .chain(["unsigned int n".to_string()])
+        .chain(
+            problem
+                .scalars()
+                .into_iter()
+                .map(|(name, v)| (format!("{} {name}", v.kind().c_type()), name.to_string())),
+        )
         .collect();
-    let args: Vec<String> = buffers
+    let variables: &[&str] = if rowwise { &["rows", "cols"] } else { &["n"] };
+    let params: Vec<String> = sizes_of
         .iter()
-        .map(|b| format!("\"{}\"", b.name))
-        .chain(["\"n\"".to_string()])
+        .map(|(p, _)| p.clone())
+        .chain(variables.iter().map(|v| format!("unsigned int {v}")))
+        .collect();
+    let args: Vec<String> = sizes_of
+        .iter()
+        .map(|(_, a)| format!("\"{a}\""))
+        .chain(variables.iter().map(|v| format!("\"{v}\"")))
         .collect();
     let body = starting_kernel(problem.name(), &buffers)
         .ok_or_else(|| TemplateError::NoTemplate(problem.name().to_string()))?;
-    let sizes: Vec<String> = SIZES.iter().map(|s| format!("\"{s}\"")).collect();
+    let (sizes, shape_lines, grid) = if rowwise {
+        (
+            &ROW_SIZES[..],
+            "# Each size is the row length n; `rows` gives the number of rows, here\n# 2^26 elements in all at every size.\nrows = \"67108864 / n\"\n",
+            format!("ceil_div(rows, {BLOCK})"),
+        )
+    } else {
+        (
+            &SIZES[..],
+            "",
+            format!("min(ceil_div(n, {BLOCK}), sms * 8)"),
+        )
+    };
+    let sizes: Vec<String> = sizes.iter().map(|s| format!("\"{s}\"")).collect();
     let text = format!(
         "/*+++
 # The declaration of this example; AUTHORING.md says what each key means.
 problem = \"{problem}\"
-sizes = [{sizes}]
+{shape_lines}sizes = [{sizes}]
 
 [[launch]]
 kernel = \"{kernel}\"
-grid = \"min(ceil_div(n, {BLOCK}), sms * 8)\"
+grid = \"{grid}\"
 block = {BLOCK}
 args = [{args}]
 +++*/
@@ -223,6 +258,41 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
                 ),
             })
         }
+        "softmax_rows" => Some(Body {
+            comment: "// A starting point, correct at every shape: one thread per row, three
+// passes over its row (the maximum, the sum of exponentials, the output).
+"
+            .into(),
+            code: "    unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float* in = x + (size_t)r * cols;
+    float m = -INFINITY;
+    for (unsigned int j = 0; j < cols; ++j) m = fmaxf(m, in[j]);
+    float s = 0.0f;
+    for (unsigned int j = 0; j < cols; ++j) s += expf(in[j] - m);
+    for (unsigned int j = 0; j < cols; ++j) y[(size_t)r * cols + j] = expf(in[j] - m) / s;
+"
+            .into(),
+        }),
+        "layernorm_rows" => Some(Body {
+            comment: "// A starting point, correct at every shape: one thread per row, the mean,
+// then the variance around it (two passes, no cancellation), then the output.
+"
+            .into(),
+            code: "    unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float* in = x + (size_t)r * cols;
+    float mean = 0.0f;
+    for (unsigned int j = 0; j < cols; ++j) mean += in[j];
+    mean /= cols;
+    float var = 0.0f;
+    for (unsigned int j = 0; j < cols; ++j) var += (in[j] - mean) * (in[j] - mean);
+    float rstd = rsqrtf(var / cols + eps);
+    for (unsigned int j = 0; j < cols; ++j)
+        y[(size_t)r * cols + j] = (in[j] - mean) * rstd * weight[j] + bias[j];
+"
+            .into(),
+        }),
         _ => None,
     }
 }
@@ -298,7 +368,10 @@ mod tests {
             assert!(err.contains("is not CHAPTER/NAME"), "{target}: {err}");
         }
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
-        assert_eq!(err, "unknown problem `sum_f64`: this runner knows sum_f32");
+        assert_eq!(
+            err,
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows"
+        );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,
             "k_2pass"

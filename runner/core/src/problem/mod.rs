@@ -1,18 +1,63 @@
 //! Problems: the unit authors reuse. A problem owns its inputs (seeded
 //! random, never zeros), its float64 reference, its check and tolerance, its
-//! byte count, and the buffers kernel arguments bind to. Adding a problem is
-//! one new file here plus one line in [`lookup`].
+//! byte count and the ceiling it is compared with, and the buffers and
+//! scalars kernel arguments bind to. A problem may take several element
+//! types (`dtype` in the header) and may be row-wise (M rows of N: the
+//! declared size is N and the header's `rows` gives M). Adding a problem is
+//! one new file here plus one line in [`REGISTRY`].
 
+pub mod cache;
+pub mod draw;
+mod elem;
+mod layernorm_rows;
+mod softmax_rows;
 mod sum_f32;
 
+pub use elem::{Elem, HostData};
+pub use layernorm_rows::LayernormRows;
+pub use softmax_rows::SoftmaxRows;
 pub use sum_f32::SumF32;
+
+/// Every problem, by name.
+pub const REGISTRY: &[&dyn Problem] = &[&SumF32, &SoftmaxRows, &LayernormRows];
+
+/// The shape of one run: `rows` x `cols` elements, row-major. A 1-D
+/// problem of size n is one row of n.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Rows (M).
+    pub rows: u64,
+    /// Elements per row (N).
+    pub cols: u64,
+}
+
+impl Shape {
+    /// One row of `n`.
+    pub fn flat(n: u64) -> Shape {
+        Shape { rows: 1, cols: n }
+    }
+
+    /// Elements in all.
+    pub fn elements(&self) -> u64 {
+        self.rows * self.cols
+    }
+}
+
+/// What one run of a problem is: its shape and its element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Instance {
+    /// Rows and columns.
+    pub shape: Shape,
+    /// The element type of its data buffers.
+    pub dtype: Elem,
+}
 
 /// How an output buffer starts each run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum OutputInit {
     /// An accumulator the kernel adds into: set to the operation's identity
     /// before every run (outside the timed region).
-    Identity(f32),
+    Identity(f64),
     /// Filled with NaN so that an element the kernel never writes fails.
     Poison,
 }
@@ -20,21 +65,67 @@ pub enum OutputInit {
 /// A buffer the problem owns.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BufferRole {
-    /// Read by the kernel, drawn by [`Problem::input`].
+    /// Read by the kernel, drawn by [`Problem::prepare`].
     Input,
     /// Written by the kernel, checked afterwards.
     Output(OutputInit),
 }
 
-/// One named `f32` buffer.
+/// One named buffer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BufferSpec {
     /// Name kernel arguments use (`input`, `out`).
     pub name: &'static str,
+    /// Its element type.
+    pub elem: Elem,
     /// Elements.
     pub len: u64,
     /// Its role.
     pub role: BufferRole,
+}
+
+/// The type of a scalar kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    /// `unsigned int`: sizes, counts, grid and block dimensions.
+    U32,
+    /// `int`.
+    I32,
+    /// `float`.
+    F32,
+}
+
+impl ScalarKind {
+    /// The C++ type a kernel takes it as.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            ScalarKind::U32 => "unsigned int",
+            ScalarKind::I32 => "int",
+            ScalarKind::F32 => "float",
+        }
+    }
+}
+
+/// The value of a scalar argument.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// An `unsigned int`.
+    U32(u32),
+    /// An `int`.
+    I32(i32),
+    /// A `float`.
+    F32(f32),
+}
+
+impl Scalar {
+    /// Its type.
+    pub fn kind(self) -> ScalarKind {
+        match self {
+            Scalar::U32(_) => ScalarKind::U32,
+            Scalar::I32(_) => ScalarKind::I32,
+            Scalar::F32(_) => ScalarKind::F32,
+        }
+    }
 }
 
 /// The verdict on one run.
@@ -51,17 +142,73 @@ pub struct CheckOutcome {
 }
 
 /// Which data a run gets, and so how its answer is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Data {
     /// Random values as the problem draws them for timing; the answer is
     /// held to the problem's tolerance against the float64 reference.
     Timed,
-    /// Values chosen so that the float32 arithmetic of every correct
-    /// kernel is exact whatever its order (small integers for a sum); the
-    /// answer must equal the reference exactly, so that one element
-    /// dropped, read twice or read from the wrong place shows. Used at the
-    /// edge sizes.
+    /// Values chosen so that the arithmetic of every correct kernel is
+    /// exact whatever its order (small integers for a sum), where the
+    /// problem has such values; the answer must then equal the reference
+    /// exactly, so that one element dropped, read twice or read from the
+    /// wrong place shows. Used at the edge shapes.
     Exact,
+}
+
+impl Data {
+    /// `timed` or `exact`, for file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Data::Timed => "timed",
+            Data::Exact => "exact",
+        }
+    }
+}
+
+/// The inputs of one run and what the check needs of the float64
+/// reference, computed once per run shape and shared by the measuring
+/// processes ([`cache`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    /// Every input buffer's contents, by name.
+    pub inputs: Vec<(String, HostData)>,
+    /// Float64 figures of the reference, as the problem defines them (the
+    /// sum and the sum of magnitudes; per row the maximum and the sum of
+    /// exponentials...).
+    pub reference: Vec<f64>,
+}
+
+impl Prepared {
+    /// The input called `name`.
+    pub fn input(&self, name: &str) -> Option<&HostData> {
+        self.inputs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+}
+
+/// The output called `name` among `outputs`.
+pub fn output<'a>(outputs: &[(&str, &'a HostData)], name: &str) -> Option<&'a HostData> {
+    outputs.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+}
+
+/// The measured bandwidth a problem's kernels are compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// The read ceiling: kernels that read their input and write little
+    /// (a sum).
+    Read,
+    /// The copy ceiling (bytes read plus bytes written by a copy kernel):
+    /// kernels that read once and write as much (softmax, layer norm).
+    Copy,
+}
+
+impl Bound {
+    /// `read` or `copy`, as records store it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Read => "read",
+            Bound::Copy => "copy",
+        }
+    }
 }
 
 /// A problem kernels solve.
@@ -70,49 +217,78 @@ pub trait Problem: Sync {
     fn name(&self) -> &'static str;
     /// Bumped whenever inputs, reference or check change.
     fn version(&self) -> u32;
-    /// The buffers at size `n`.
-    fn buffers(&self, n: u64) -> Vec<BufferSpec>;
-    /// The contents of input `name` at size `n` from `seed`, of the kind
-    /// `data` asks for.
-    fn input(&self, name: &str, n: u64, seed: u64, data: Data) -> Vec<f32>;
-    /// Checks `outputs` (by name) against the float64 reference of
-    /// `inputs`, exactly or within the tolerance as `data` says.
+    /// One sentence for messages and `cuda-runner new`.
+    fn summary(&self) -> &'static str;
+    /// The element types it takes (`dtype`); the first is the default.
+    fn dtypes(&self) -> &'static [Elem] {
+        &[Elem::F32]
+    }
+    /// Whether it is row-wise: M rows of N, the declared size being N and
+    /// the header's `rows` giving M.
+    fn rowwise(&self) -> bool {
+        false
+    }
+    /// The buffers of `instance`.
+    fn buffers(&self, instance: &Instance) -> Vec<BufferSpec>;
+    /// Scalar arguments it gives kernels besides the launch variables
+    /// (`eps`), by name.
+    fn scalars(&self) -> Vec<(&'static str, Scalar)> {
+        Vec::new()
+    }
+    /// The inputs of `instance` from `seed`, of the kind `data` asks for,
+    /// and what the check needs of the reference.
+    fn prepare(&self, instance: &Instance, seed: u64, data: Data) -> Prepared;
+    /// Checks `outputs` (by name) against the reference in `prepared`,
+    /// exactly or within the tolerance as `data` says.
     fn check(
         &self,
-        n: u64,
-        inputs: &[(&str, &[f32])],
-        outputs: &[(&str, &[f32])],
+        instance: &Instance,
+        prepared: &Prepared,
+        outputs: &[(&str, &HostData)],
         data: Data,
     ) -> CheckOutcome;
     /// Bytes the algorithm must move: each input read once, each output
     /// written once.
-    fn bytes(&self, n: u64) -> u64;
-    /// Untimed sizes checked besides the declared ones, chosen to catch
-    /// edge bugs (ragged tails, tiny inputs); checked with [`Data::Exact`].
-    fn edge_sizes(&self) -> Vec<u64>;
+    fn bytes(&self, instance: &Instance) -> u64;
+    /// The ceiling its figures are a percentage of.
+    fn bound(&self) -> Bound {
+        Bound::Read
+    }
+    /// Untimed shapes checked besides the declared sizes, chosen to catch
+    /// edge bugs (ragged tails, tiny inputs, rows that are not a multiple
+    /// of anything); checked with [`Data::Exact`].
+    fn edge_shapes(&self) -> Vec<Shape>;
     /// The largest size the problem takes, and why no larger: kernels
-    /// receive `n` as a 32-bit unsigned int, so no problem goes past
+    /// receive sizes as 32-bit unsigned ints, so no problem goes past
     /// 2^32 - 1, and a problem may set a lower bound that its kernels'
     /// index arithmetic needs.
     fn max_size(&self) -> (u64, &'static str) {
         (
             u64::from(u32::MAX),
-            "kernels receive n as a 32-bit unsigned int",
+            "kernels receive sizes as 32-bit unsigned ints",
         )
+    }
+
+    /// The names of its buffers and scalars, whatever the shape.
+    fn argument_names(&self) -> Vec<&'static str> {
+        let probe = Instance {
+            shape: Shape::flat(1),
+            dtype: self.dtypes()[0],
+        };
+        let mut names: Vec<&'static str> = self.buffers(&probe).iter().map(|b| b.name).collect();
+        names.extend(self.scalars().iter().map(|(name, _)| *name));
+        names
     }
 }
 
 /// The problem called `name`.
 pub fn lookup(name: &str) -> Option<&'static dyn Problem> {
-    match name {
-        "sum_f32" => Some(&SumF32),
-        _ => None,
-    }
+    REGISTRY.iter().copied().find(|p| p.name() == name)
 }
 
 /// Names of all problems, for error messages.
 pub fn names() -> Vec<&'static str> {
-    vec!["sum_f32"]
+    REGISTRY.iter().map(|p| p.name()).collect()
 }
 
 /// `name vVERSION`, part of every key; unknown names describe themselves
@@ -121,5 +297,31 @@ pub fn describe(name: &str) -> String {
     match lookup(name) {
         Some(p) => format!("{} v{}", p.name(), p.version()),
         None => format!("{name} (unknown)"),
+    }
+}
+
+/// The relative error of `got` against `reference`, as a check reports
+/// it: infinite for NaN or infinity, so that it never passes.
+pub fn relative_error(got: f64, reference: f64, scale: f64) -> f64 {
+    let e = (got - reference).abs() / scale;
+    if e.is_finite() { e } else { f64::INFINITY }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Names are unique and every problem is found by its name.
+    #[test]
+    fn registry_names_are_unique_and_found() {
+        let names = names();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        for n in names {
+            assert_eq!(lookup(n).unwrap().name(), n);
+        }
+        assert_eq!(describe("nope"), "nope (unknown)");
     }
 }

@@ -26,8 +26,12 @@
 //! vectorised kernels compute element indices such as `4 * (n / 4) + i` in
 //! 32 bits, which stay below 2^32 only while n is at most 2^31.
 
-use super::{BufferRole, BufferSpec, CheckOutcome, Data, OutputInit, Problem};
-use rand::{Rng, SeedableRng};
+use super::draw::{self, threads};
+use super::{
+    BufferRole, BufferSpec, CheckOutcome, Data, Elem, HostData, Instance, OutputInit, Prepared,
+    Problem, Shape, output,
+};
+use rand::Rng;
 
 /// The float32 unit roundoff.
 const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
@@ -45,60 +49,49 @@ impl Problem for SumF32 {
         2
     }
 
-    fn buffers(&self, n: u64) -> Vec<BufferSpec> {
+    fn summary(&self) -> &'static str {
+        "the sum of n floats into `out`, an accumulator that starts at 0"
+    }
+
+    fn buffers(&self, instance: &Instance) -> Vec<BufferSpec> {
         vec![
             BufferSpec {
                 name: "input",
-                len: n,
+                elem: Elem::F32,
+                len: instance.shape.elements(),
                 role: BufferRole::Input,
             },
             BufferSpec {
                 name: "out",
+                elem: Elem::F32,
                 len: 1,
                 role: BufferRole::Output(OutputInit::Identity(0.0)),
             },
         ]
     }
 
-    fn input(&self, _name: &str, n: u64, seed: u64, data: Data) -> Vec<f32> {
-        let rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        if data == Data::Exact {
-            let top = exact_top(n);
-            let mut rng = rng;
-            return (0..n).map(|_| rng.random_range(1..=top) as f32).collect();
+    fn prepare(&self, instance: &Instance, seed: u64, data: Data) -> Prepared {
+        let x = input(instance.shape.elements(), seed, data);
+        let (sum, magnitude) = reference_sum(&x);
+        Prepared {
+            inputs: vec![("input".to_string(), HostData::F32(x))],
+            reference: vec![sum, magnitude],
         }
-        let mut x = vec![0.0f32; n as usize];
-        // Each thread jumps the generator to its first element (one step
-        // per float), so the values are those of one sequential stream.
-        let per_thread = x.len().div_ceil(threads()).max(1);
-        std::thread::scope(|scope| {
-            for (i, part) in x.chunks_mut(per_thread).enumerate() {
-                let mut rng = rng.clone();
-                rng.advance((i * per_thread) as u128);
-                scope.spawn(move || part.iter_mut().for_each(|v| *v = rng.random::<f32>()));
-            }
-        });
-        x
     }
 
     fn check(
         &self,
-        n: u64,
-        inputs: &[(&str, &[f32])],
-        outputs: &[(&str, &[f32])],
+        instance: &Instance,
+        prepared: &Prepared,
+        outputs: &[(&str, &HostData)],
         data: Data,
     ) -> CheckOutcome {
-        let x = inputs
-            .iter()
-            .find(|(k, _)| *k == "input")
-            .map(|(_, v)| *v)
-            .unwrap_or(&[]);
-        let got = outputs
-            .iter()
-            .find(|(k, _)| *k == "out")
-            .and_then(|(_, v)| v.first().copied())
+        let n = instance.shape.elements();
+        let got = output(outputs, "out")
+            .and_then(|v| v.as_f32())
+            .and_then(|v| v.first().copied())
             .unwrap_or(f32::NAN);
-        let (reference, magnitude) = reference_sum(x);
+        let (reference, magnitude) = (prepared.reference[0], prepared.reference[1]);
         if data == Data::Exact {
             return exact_check(reference, got, exact_top(n));
         }
@@ -118,12 +111,12 @@ impl Problem for SumF32 {
         }
     }
 
-    fn bytes(&self, n: u64) -> u64 {
-        4 * n + 4
+    fn bytes(&self, instance: &Instance) -> u64 {
+        4 * instance.shape.elements() + 4
     }
 
-    fn edge_sizes(&self) -> Vec<u64> {
-        vec![1, 1000, 1_000_003]
+    fn edge_shapes(&self) -> Vec<Shape> {
+        [1, 1000, 1_000_003].into_iter().map(Shape::flat).collect()
     }
 
     fn max_size(&self) -> (u64, &'static str) {
@@ -132,6 +125,18 @@ impl Problem for SumF32 {
             "kernels take n as an unsigned int and the book's kernels compute indices such as 4 * (n / 4) + i in 32 bits",
         )
     }
+}
+
+/// The input at size `n`: uniform in [0, 1), or whole numbers from 1 to 4
+/// for [`Data::Exact`].
+fn input(n: u64, seed: u64, data: Data) -> Vec<f32> {
+    let rng = draw::generator(seed, 0, n);
+    if data == Data::Exact {
+        let top = exact_top(n);
+        let mut rng = rng;
+        return (0..n).map(|_| rng.random_range(1..=top) as f32).collect();
+    }
+    draw::uniform(&rng, n, 0.0, 1.0)
 }
 
 /// Largest whole number of [`Data::Exact`] inputs at size `n`: 4, or less
@@ -208,11 +213,6 @@ fn chunk_sum(x: &[f32]) -> (f64, f64) {
     })
 }
 
-/// Threads for input generation and the reference.
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// The tolerance at size `n`: 4 * sqrt(n) * u.
 pub fn tolerance(n: u64) -> f64 {
     4.0 * (n.max(1) as f64).sqrt() * UNIT_ROUNDOFF
@@ -222,16 +222,34 @@ pub fn tolerance(n: u64) -> f64 {
 mod tests {
     use super::*;
 
+    fn run_check(n: u64, x: &[f32], got: f32, data: Data) -> CheckOutcome {
+        let (sum, magnitude) = reference_sum(x);
+        let prepared = Prepared {
+            inputs: Vec::new(),
+            reference: vec![sum, magnitude],
+        };
+        let instance = Instance {
+            shape: Shape::flat(n),
+            dtype: Elem::F32,
+        };
+        let out = HostData::F32(vec![got]);
+        SumF32.check(&instance, &prepared, &[("out", &out)], data)
+    }
+
     fn check_value(n: u64, x: &[f32], got: f32) -> CheckOutcome {
-        SumF32.check(n, &[("input", x)], &[("out", &[got])], Data::Timed)
+        run_check(n, x, got, Data::Timed)
     }
 
     fn check_exact(n: u64, x: &[f32], got: f32) -> CheckOutcome {
-        SumF32.check(n, &[("input", x)], &[("out", &[got])], Data::Exact)
+        run_check(n, x, got, Data::Exact)
+    }
+
+    fn exact_input(n: u64, seed: u64) -> Vec<f32> {
+        super::input(n, seed, Data::Exact)
     }
 
     fn input(n: u64, seed: u64) -> Vec<f32> {
-        SumF32.input("input", n, seed, Data::Timed)
+        super::input(n, seed, Data::Timed)
     }
 
     // Inputs are reproducible per seed and never all zeros.
@@ -248,6 +266,7 @@ mod tests {
     #[test]
     fn parallel_input_is_the_sequential_stream() {
         let n = 1_000_003u64;
+        use rand::SeedableRng;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5 ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let sequential: Vec<f32> = (0..n).map(|_| rng.random::<f32>()).collect();
         assert_eq!(input(n, 5), sequential);
@@ -288,7 +307,7 @@ mod tests {
     #[test]
     fn exact_inputs_sum_exactly_in_any_order() {
         let n = 1_000_003;
-        let x = SumF32.input("input", n, 9, Data::Exact);
+        let x = exact_input(n, 9);
         assert!(x.iter().all(|v| [1.0, 2.0, 3.0, 4.0].contains(v)));
         let forward: f32 = x.iter().sum();
         let pairwise: f32 = x.chunks(4).map(|c| c.iter().sum::<f32>()).sum();
@@ -308,7 +327,7 @@ mod tests {
             check_value(n, &uniform, no_tail).pass,
             "the tolerance cannot see it"
         );
-        let x = SumF32.input("input", n, 9, Data::Exact);
+        let x = exact_input(n, 9);
         let no_tail: f32 = x[..1_000_000].iter().sum();
         let c = check_exact(n, &x, no_tail);
         assert!(!c.pass);
@@ -340,7 +359,7 @@ mod tests {
     // An infinite result is reported like NaN, without a count of elements.
     #[test]
     fn an_infinite_result_is_not_a_count() {
-        let x = SumF32.input("input", 1000, 2, Data::Exact);
+        let x = exact_input(1000, 2);
         let c = check_exact(1000, &x, f32::INFINITY);
         assert!(!c.pass && c.error == f64::INFINITY);
         assert!(c.detail.ends_with("got inf"), "{}", c.detail);

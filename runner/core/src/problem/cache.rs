@@ -1,0 +1,148 @@
+//! Prepared data shared by the measuring processes. Each of an example's
+//! processes needs the same inputs and reference at each shape; drawing
+//! them and computing the float64 reference carries no per-process
+//! variance, so the first process computes them and leaves them in a
+//! folder the session owns, and the others read them back. Examples of the
+//! same problem share them too. Files are written under a temporary name and
+//! renamed, so a process killed mid-write leaves nothing half-written.
+
+use super::{Data, Elem, HostData, Instance, Prepared, Problem};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the folder, set by the session for
+/// its measuring children.
+pub const DATA_DIR_VAR: &str = "CUDA_MEASURED_DATA_DIR";
+
+#[derive(Serialize, Deserialize)]
+struct Layout {
+    inputs: Vec<(String, String, u64)>,
+    reference: u64,
+}
+
+/// The data of `instance` from `seed`: read from `dir` when a process left
+/// it there, else prepared (and left there for the next, when `dir` is
+/// given). A file that cannot be written or read back is prepared again:
+/// sharing is a saving, never a condition.
+pub fn prepared(
+    dir: Option<&Path>,
+    problem: &dyn Problem,
+    instance: &Instance,
+    seed: u64,
+    data: Data,
+) -> Prepared {
+    let Some(dir) = dir else {
+        return problem.prepare(instance, seed, data);
+    };
+    let path = file_of(dir, problem, instance, seed, data);
+    if let Some(p) = read(&path) {
+        return p;
+    }
+    let p = problem.prepare(instance, seed, data);
+    // Best effort: a full disk costs the next process the same work.
+    let _ = write(&path, &p);
+    p
+}
+
+fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> PathBuf {
+    dir.join(format!(
+        "{}-v{}-{}-{}x{}-{seed:x}-{}.bin",
+        problem.name(),
+        problem.version(),
+        i.dtype,
+        i.shape.rows,
+        i.shape.cols,
+        data.name()
+    ))
+}
+
+/// The layout as one JSON line, then the raw bytes of each input and the
+/// reference.
+fn write(path: &Path, p: &Prepared) -> std::io::Result<()> {
+    let layout = Layout {
+        inputs: p
+            .inputs
+            .iter()
+            .map(|(name, d)| (name.clone(), d.elem().name().to_string(), d.len() as u64))
+            .collect(),
+        reference: p.reference.len() as u64,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        serde_json::to_writer(&mut w, &layout)?;
+        w.write_all(b"\n")?;
+        for (_, d) in &p.inputs {
+            w.write_all(d.as_bytes())?;
+        }
+        w.write_all(bytemuck::cast_slice(&p.reference))?;
+        w.flush()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn read(path: &Path) -> Option<Prepared> {
+    let bytes = std::fs::read(path).ok()?;
+    let newline = bytes.iter().position(|&b| b == b'\n')?;
+    let layout: Layout = serde_json::from_slice(&bytes[..newline]).ok()?;
+    let mut at = newline + 1;
+    let mut take = |len: usize| {
+        let part = bytes.get(at..at + len)?;
+        at += len;
+        Some(part)
+    };
+    let mut inputs = Vec::new();
+    for (name, elem, len) in layout.inputs {
+        let elem = Elem::parse(&elem)?;
+        let part = take((len * elem.bytes()) as usize)?;
+        inputs.push((name, HostData::from_bytes(elem, part)));
+    }
+    let reference = bytemuck::pod_collect_to_vec(take(layout.reference as usize * 8)?);
+    (at == bytes.len()).then_some(Prepared { inputs, reference })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::{Shape, SoftmaxRows, SumF32};
+
+    // The second process reads what the first prepared, equal to preparing
+    // it again; a torn file is prepared afresh.
+    #[test]
+    fn prepared_data_is_shared_and_a_torn_file_is_redone() {
+        let dir = tempfile::tempdir().unwrap();
+        let i = Instance {
+            shape: Shape { rows: 3, cols: 33 },
+            dtype: Elem::BF16,
+        };
+        let first = prepared(Some(dir.path()), &SoftmaxRows, &i, 7, Data::Timed);
+        let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(files.len(), 1);
+        let path = files[0].as_ref().unwrap().path();
+        assert_eq!(read(&path).as_ref(), Some(&first));
+        assert_eq!(SoftmaxRows.prepare(&i, 7, Data::Timed), first);
+        let len = std::fs::metadata(&path).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len - 1)
+            .unwrap();
+        assert_eq!(read(&path), None);
+        let flat = Instance {
+            shape: Shape::flat(1000),
+            dtype: Elem::F32,
+        };
+        assert_eq!(
+            prepared(Some(dir.path()), &SoftmaxRows, &i, 7, Data::Timed),
+            first
+        );
+        assert_ne!(
+            prepared(Some(dir.path()), &SumF32, &flat, 7, Data::Exact),
+            prepared(Some(dir.path()), &SumF32, &flat, 7, Data::Timed)
+        );
+    }
+}

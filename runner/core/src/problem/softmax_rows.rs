@@ -1,0 +1,249 @@
+//! `softmax_rows`: the softmax of each row of an M x N matrix,
+//! `y[r][j] = exp(x[r][j] - max_r) / sum_k exp(x[r][k] - max_r)`.
+//!
+//! Element types: `f32`, and `bf16` in and out (kernels accumulate in
+//! float32). Row r holds `c_r + u` with one offset `c_r` per row uniform in
+//! [50, 100) and `u` uniform in [-8, 8): logits far from zero, so that a
+//! kernel that skips subtracting the maximum overflows float32 (exp(88.8)
+//! is already infinite) and fails.
+//!
+//! The reference is float64, from the very values the kernel reads (after
+//! rounding to bf16, for bf16). The check is per element: the relative
+//! error |y - ref| / ref, largest over the matrix. Every reference value is
+//! at least e^-16 / N, so the relative error is defined everywhere, and
+//! because each element is checked on its own, an element dropped, written
+//! twice or written to the wrong place fails, which a sum's tolerance
+//! cannot promise.
+//!
+//! Tolerance: (8 + 4 sqrt(N)) u with u = 2^-24. `expf` is within 2 ulp and
+//! the subtraction `x - max` is exact here (Sterbenz: both lie within a
+//! factor of two), which the 8 covers with room for the division; the row's
+//! sum of N exponentials carries a rounding error that grows like sqrt(N)
+//! (the same probabilistic bound as `sum_f32`) and divides every element.
+//! A bf16 output adds one rounding of the result, 2^-8 relative. There are
+//! no inputs for which every correct kernel is exact, so the edge shapes
+//! are held to the same tolerance on the same kind of data.
+
+use super::draw::{self, map_rows};
+use super::{
+    Bound, BufferRole, BufferSpec, CheckOutcome, Data, Elem, HostData, Instance, OutputInit,
+    Prepared, Problem, Shape, output,
+};
+
+/// See the module documentation.
+pub struct SoftmaxRows;
+
+impl Problem for SoftmaxRows {
+    fn name(&self) -> &'static str {
+        "softmax_rows"
+    }
+
+    fn version(&self) -> u32 {
+        1
+    }
+
+    fn summary(&self) -> &'static str {
+        "the softmax of each row of x (rows x n) into y"
+    }
+
+    fn dtypes(&self) -> &'static [Elem] {
+        &[Elem::F32, Elem::BF16]
+    }
+
+    fn rowwise(&self) -> bool {
+        true
+    }
+
+    fn buffers(&self, instance: &Instance) -> Vec<BufferSpec> {
+        let len = instance.shape.elements();
+        vec![
+            BufferSpec {
+                name: "x",
+                elem: instance.dtype,
+                len,
+                role: BufferRole::Input,
+            },
+            BufferSpec {
+                name: "y",
+                elem: instance.dtype,
+                len,
+                role: BufferRole::Output(OutputInit::Poison),
+            },
+        ]
+    }
+
+    fn prepare(&self, instance: &Instance, seed: u64, _data: Data) -> Prepared {
+        let Shape { rows, cols } = instance.shape;
+        let rng = draw::generator(seed, 0, rows * cols);
+        let x = HostData::from_f32(
+            instance.dtype,
+            draw::offset_rows(&rng, rows, cols, (50.0, 100.0), (-8.0, 8.0)),
+        );
+        let c = cols as usize;
+        let stats = map_rows(rows, |r| {
+            let row = |j| x.get(r * c + j);
+            let max = (0..c).map(row).fold(f64::NEG_INFINITY, f64::max);
+            let sum: f64 = (0..c).map(|j| (row(j) - max).exp()).sum();
+            [max, sum]
+        });
+        Prepared {
+            inputs: vec![("x".to_string(), x)],
+            reference: stats.into_iter().flatten().collect(),
+        }
+    }
+
+    fn check(
+        &self,
+        instance: &Instance,
+        prepared: &Prepared,
+        outputs: &[(&str, &HostData)],
+        _data: Data,
+    ) -> CheckOutcome {
+        let Shape { rows, cols } = instance.shape;
+        let tolerance = tolerance(instance.dtype, cols);
+        let (Some(x), Some(y)) = (prepared.input("x"), output(outputs, "y")) else {
+            return missing();
+        };
+        let c = cols as usize;
+        let worst = map_rows(rows, |r| {
+            let (max, sum) = (prepared.reference[2 * r], prepared.reference[2 * r + 1]);
+            (0..c)
+                .map(|j| {
+                    let i = r * c + j;
+                    let want = (x.get(i) - max).exp() / sum;
+                    let got = y.get(i);
+                    (super::relative_error(got, want, want), i, want, got)
+                })
+                .fold((0.0, 0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+        })
+        .into_iter()
+        .fold((0.0, 0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+        let (error, i, want, got) = worst;
+        CheckOutcome {
+            error,
+            tolerance,
+            pass: error <= tolerance,
+            detail: format!(
+                "largest relative error at row {}, column {}: expected {want:.6e}, got {got:e}",
+                i / c,
+                i % c
+            ),
+        }
+    }
+
+    fn bytes(&self, instance: &Instance) -> u64 {
+        2 * instance.shape.elements() * instance.dtype.bytes()
+    }
+
+    fn bound(&self) -> Bound {
+        Bound::Copy
+    }
+
+    fn edge_shapes(&self) -> Vec<Shape> {
+        edge_shapes()
+    }
+}
+
+/// Odd shapes: one column, a warp minus one, rows longer than a block's
+/// threads and not a multiple of 4, and many short rows.
+pub(super) fn edge_shapes() -> Vec<Shape> {
+    [(3, 1), (5, 31), (7, 1000), (2, 4099), (1000, 33)]
+        .into_iter()
+        .map(|(rows, cols)| Shape { rows, cols })
+        .collect()
+}
+
+/// (8 + 4 sqrt(N)) 2^-24, plus one rounding of the output when it is
+/// narrower than float32.
+fn tolerance(dtype: Elem, cols: u64) -> f64 {
+    let output = if dtype == Elem::F32 {
+        0.0
+    } else {
+        dtype.unit_roundoff()
+    };
+    output + (8.0 + 4.0 * (cols.max(1) as f64).sqrt()) * Elem::F32.unit_roundoff()
+}
+
+/// The outcome when a buffer is missing (a problem bug, never the
+/// kernel's).
+pub(super) fn missing() -> CheckOutcome {
+    CheckOutcome {
+        error: f64::INFINITY,
+        tolerance: 0.0,
+        pass: false,
+        detail: "a buffer of the problem was missing".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instance(rows: u64, cols: u64, dtype: Elem) -> Instance {
+        Instance {
+            shape: Shape { rows, cols },
+            dtype,
+        }
+    }
+
+    /// Softmax of every row in float32, with or without the maximum.
+    fn float_softmax(x: &HostData, cols: usize, subtract_max: bool) -> Vec<f32> {
+        let x: Vec<f32> = (0..x.len()).map(|i| x.get(i) as f32).collect();
+        x.chunks(cols)
+            .flat_map(|row| {
+                let m = if subtract_max {
+                    row.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+                } else {
+                    0.0
+                };
+                let s: f32 = row.iter().map(|v| (v - m).exp()).sum();
+                row.iter()
+                    .map(move |v| (v - m).exp() / s)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    fn check(i: &Instance, p: &Prepared, y: Vec<f32>) -> CheckOutcome {
+        let y = HostData::from_f32(i.dtype, y);
+        SoftmaxRows.check(i, p, &[("y", &y)], Data::Timed)
+    }
+
+    // A float32 softmax that subtracts the maximum passes at every edge
+    // shape; one that does not overflows wherever a row's offset is above
+    // about 80, which among 7 rows or more some always is, and fails.
+    #[test]
+    fn the_maximum_must_be_subtracted() {
+        for shape in edge_shapes() {
+            let i = instance(shape.rows, shape.cols, Elem::F32);
+            let p = SoftmaxRows.prepare(&i, 3, Data::Exact);
+            let x = p.input("x").unwrap();
+            let c = check(&i, &p, float_softmax(x, shape.cols as usize, true));
+            assert!(c.pass, "{shape:?}: {c:?}");
+            if shape.rows >= 7 {
+                let naive = check(&i, &p, float_softmax(x, shape.cols as usize, false));
+                assert!(!naive.pass, "{shape:?}");
+            }
+        }
+    }
+
+    // One element written to the wrong place fails; bf16 output rounding
+    // passes.
+    #[test]
+    fn a_misplaced_element_fails_and_bf16_rounding_passes() {
+        let i = instance(4, 1000, Elem::F32);
+        let p = SoftmaxRows.prepare(&i, 1, Data::Timed);
+        let mut y = float_softmax(p.input("x").unwrap(), 1000, true);
+        y.swap(17, 18);
+        let c = check(&i, &p, y);
+        assert!(
+            !c.pass && c.detail.contains("row 0, column 1"),
+            "{}",
+            c.detail
+        );
+        let b = instance(4, 1000, Elem::BF16);
+        let p = SoftmaxRows.prepare(&b, 1, Data::Timed);
+        let c = check(&b, &p, float_softmax(p.input("x").unwrap(), 1000, true));
+        assert!(c.pass, "{c:?}");
+    }
+}

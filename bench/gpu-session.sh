@@ -5,8 +5,10 @@
 #      run's records stay in results/, the two are compared into
 #      results/repeatability.json;
 #   2. the planted-failure fixture book measured (its results are test data);
-#   3. the peers (CUB, torch, cupy) timed right after, combined with the
-#      book's best kernel into results/peers/sum_f32.json.
+#   3. the peers of every problem in bench/peers/peers.toml (CUB, torch,
+#      cupy for sum_f32; torch and torch.compile for the row problems), each
+#      by the harness its entry names, timed right after and combined with
+#      the book kernel it names into results/peers/<problem>.json.
 # Needs dist/bin (scripts/bundle) or cargo.
 # Usage: bench/gpu-session.sh OUTDIR [all|book|peers]
 # `book` is step 1 with the auto-mode checks, `peers` steps 2 and 3 with the
@@ -83,20 +85,36 @@ for f in "$kill_copy"/results/planted/*.json; do python3 -c "import json,sys; js
 
 stamp "peers"
 mkdir -p results/peers
-RAW="$out/peers-raw.jsonl" bash bench/peers/run.sh results/peers/sum_f32.jsonl > "$out/peers.log" 2>&1 || echo "peers: some step failed, see peers.log"
-# Every problem bench/peers/peers.toml lists, against the book kernel it names.
-python3 -c 'import tomllib; [print(p, e["ours"]) for p, e in tomllib.load(open("bench/peers/peers.toml", "rb")).items()]' |
-while read -r problem ours; do
+# Every problem bench/peers/peers.toml lists: its harness (a command from the
+# repository root; the output path is appended) writes
+# results/peers/<problem>.jsonl, then it is combined with the book kernel
+# the entry names (or the fastest of the kernels it lists, at each size).
+# PEER_PROBLEMS (space-separated) limits the problems run.
+python3 -c 'import tomllib; [print(p, ",".join([e["ours"]] if isinstance(e["ours"], str) else e["ours"]), e.get("harness", "")) for p, e in tomllib.load(open("bench/peers/peers.toml", "rb")).items()]' |
+while read -r problem ours harness; do
+    if [[ -n ${PEER_PROBLEMS:-} && " $PEER_PROBLEMS " != *" $problem "* ]]; then continue; fi
+    if [[ -z $harness ]]; then
+        echo "peers $problem: no harness in bench/peers/peers.toml, skipped"
+        continue
+    fi
+    stamp "peers $problem: $harness"
+    read -r -a cmd <<<"$harness"
+    # The harness writes its file afresh; on failure what it wrote is kept.
+    RAW="$out/peers-raw-$problem.jsonl" "${cmd[@]}" "results/peers/$problem.jsonl" > "$out/peers-$problem.log" 2>&1 </dev/null ||
+        echo "peers $problem: some step failed, see peers-$problem.log"
     # Only problems whose peers ran this session; a report is replaced only
     # when its new version was written whole.
     [[ -s results/peers/$problem.jsonl ]] || { echo "peers $problem: no results/peers/$problem.jsonl, skipped"; continue; }
-    if cuda-runner peers --problem "$problem" --ours "results/$ours.json" --peers "results/peers/$problem.jsonl" > "$out/$problem.json"; then
+    ours_args=()
+    IFS=, read -r -a ours_ids <<<"$ours"
+    for id in "${ours_ids[@]}"; do ours_args+=(--ours "results/$id.json"); done
+    if cuda-runner peers --problem "$problem" "${ours_args[@]}" --peers "results/peers/$problem.jsonl" > "$out/$problem.json"; then
         cp "$out/$problem.json" "results/peers/$problem.json"
     else
         echo "peers $problem: combining failed, results/peers/$problem.json kept as it was"
     fi
+    tail -16 "$out/peers-$problem.log"
 done
-tail -12 "$out/peers.log"
 
 stamp "profile at 2^30: counters (Nsight Compute) and SASS of fast_reduce"
 metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct,launch__grid_size,launch__block_size,launch__registers_per_thread

@@ -49,7 +49,9 @@ def pool(lines):
                 "throttled": sum(r.get("throttled", 0) for r in runs),
                 "blocker_timeouts": sum(r.get("blocker_timeouts", 0) for r in runs),
                 "sm_clock_mhz": median([r["sm_clock_mhz"] for r in runs if r.get("sm_clock_mhz")]),
-                "gb_per_s": key[1] * 4 / (med * 1e-6) / 1e9 if med > 0 else None,
+                # Bytes moved as the line says (the row problems' lines carry
+                # `bytes`), else the sum's 4N (its output is 4 bytes).
+                "gb_per_s": first.get("bytes", key[1] * 4) / (med * 1e-6) / 1e9 if med > 0 else None,
                 "got": worst.get("got"),
                 "error": worst.get("error"),
                 "pass": all(r.get("pass") for r in runs),

@@ -265,6 +265,18 @@ def emit(record):
     print(json.dumps(record), flush=True)
 
 
+def set_processes(processes):
+    """Takes this process's 1/P share of the policy (GPU time, time-out,
+    sample cap) for Timer.policy; call once, before any sampling. Returns P
+    (at least 1). Also used by rows_peers.py."""
+    global MIN_GPU_S, TIMEOUT_S, MAX_SAMPLES
+    processes = max(1, processes)
+    MIN_GPU_S /= processes
+    TIMEOUT_S /= processes
+    MAX_SAMPLES = max(MIN_SAMPLES, MAX_SAMPLES // processes)
+    return processes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--min-log2", type=int, default=16)
@@ -273,11 +285,7 @@ def main():
     ap.add_argument("--impls", default="torch,cupy")
     ap.add_argument("--processes", type=int, default=1)
     args = ap.parse_args()
-    global MIN_GPU_S, TIMEOUT_S, MAX_SAMPLES
-    processes = max(1, args.processes)
-    MIN_GPU_S /= processes
-    TIMEOUT_S /= processes
-    MAX_SAMPLES = max(MIN_SAMPLES, MAX_SAMPLES // processes)
+    processes = set_processes(args.processes)
     wanted = [s.strip() for s in args.impls.split(",") if s.strip()]
 
     meta = {"impl": "meta", "source": "python_peers.py", "python": sys.version.split()[0],

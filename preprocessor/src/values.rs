@@ -379,7 +379,7 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
         Directive::Peers { problem } => results
             .stored
             .peers(problem)
-            .is_ok_and(|report| waits(&report.ours_example)),
+            .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
         Directive::Repeatability => results.stored.repeatability().is_ok_and(|report| {
             report.method_version == cuda_measured_core::METHOD_VERSION
                 && report
@@ -399,18 +399,33 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
 /// example is gone, its code changed since (another key), or its own
 /// record is not current.
 fn peers_staleness(report: &peers::Report, results: &Results<'_>) -> Option<String> {
-    let id = &report.ours_example;
-    let Some((key, outcome)) = results.current(id) else {
-        return Some(format!("{id} is not an example of this book"));
-    };
-    if key != report.ours_key {
-        return Some(format!("measured for an earlier version of {id}"));
-    }
-    match outcome {
-        Outcome::Fresh(_) | Outcome::Unstored { .. } => None,
-        Outcome::Stale(_) => Some(format!("measured for an earlier version of {id}")),
-        Outcome::Missing => Some(format!("{id} itself is not measured")),
-        Outcome::Broken(_) => Some(format!("{id} cannot be run")),
+    ours_of(report).into_iter().find_map(|(id, stored_key)| {
+        let Some((key, outcome)) = results.current(&id) else {
+            return Some(format!("{id} is not an example of this book"));
+        };
+        if key != stored_key {
+            return Some(format!("measured for an earlier version of {id}"));
+        }
+        match outcome {
+            Outcome::Fresh(_) | Outcome::Unstored { .. } => None,
+            Outcome::Stale(_) => Some(format!("measured for an earlier version of {id}")),
+            Outcome::Missing => Some(format!("{id} itself is not measured")),
+            Outcome::Broken(_) => Some(format!("{id} cannot be run")),
+        }
+    })
+}
+
+/// The book's kernels a comparison took, with the keys they had: every
+/// candidate of a best-of comparison, else its one kernel.
+fn ours_of(report: &peers::Report) -> Vec<(String, String)> {
+    if report.ours_keys.is_empty() {
+        vec![(report.ours_example.clone(), report.ours_key.clone())]
+    } else {
+        report
+            .ours_keys
+            .iter()
+            .map(|(id, key)| (id.clone(), key.clone()))
+            .collect()
     }
 }
 

@@ -76,9 +76,10 @@ enum Command {
         /// The problem compared.
         #[arg(long, default_value = "sum_f32")]
         problem: String,
-        /// The book kernel's record (e.g. results/reductions/fast_reduce.json).
-        #[arg(long)]
-        ours: PathBuf,
+        /// The book kernel's record (e.g. results/reductions/fast_reduce.json);
+        /// repeated, the fastest correct one at each size is compared.
+        #[arg(long, required = true)]
+        ours: Vec<PathBuf>,
         /// The peers' JSON lines.
         #[arg(long)]
         peers: PathBuf,
@@ -134,8 +135,15 @@ fn main() -> Result<()> {
             peers,
             config,
         } => {
-            let record: Record = serde_json::from_str(&std::fs::read_to_string(&ours)?)
-                .with_context(|| format!("{} is not a record", ours.display()))?;
+            let records = ours
+                .iter()
+                .map(|path| {
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    serde_json::from_str::<Record>(&text)
+                        .with_context(|| format!("{} is not a record", path.display()))
+                })
+                .collect::<anyhow::Result<Vec<Record>>>()?;
             let lines = std::fs::read_to_string(&peers)?;
             let configs = cuda_runner::peers::load_config(
                 &std::fs::read_to_string(&config)
@@ -145,7 +153,7 @@ fn main() -> Result<()> {
             let entry = configs
                 .get(&problem)
                 .with_context(|| format!("{} lists no peers for `{problem}`", config.display()))?;
-            let report = cuda_runner::peers::combine(&problem, &record, &lines, entry)?;
+            let report = cuda_runner::peers::combine(&problem, &records, &lines, entry)?;
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(())
         }

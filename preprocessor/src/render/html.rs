@@ -112,14 +112,18 @@ fn record_panel(p: &Panel<'_>, r: &Record, stale: bool, unstored: Option<&str>) 
 
 fn sizes_table(r: &Record) -> Markup {
     let ceiling = has_ceiling(r);
+    let ceiling_title = format!(
+        "% of the {} ceiling measured in the same run",
+        super::ceiling_kind(r)
+    );
     html! {
         div.cm-table {
             table.cm-sizes {
                 thead {
                     tr {
-                        th { "N" } th { "median" } th { "min–max" } th { "samples" } th { "spread" }
+                        th { (super::size_heading(r)) } th { "median" } th { "min–max" } th { "samples" } th { "spread" }
                         th { "GB/s" } th { "% peak" }
-                        @if ceiling { th title="% of the read ceiling measured in the same run" { "% ceiling" } }
+                        @if ceiling { th title=(ceiling_title) { "% ceiling" } }
                         th { "error (tolerance)" } th { "check" } th { "labels" }
                     }
                 }
@@ -127,7 +131,7 @@ fn sizes_table(r: &Record) -> Markup {
                 tbody {
                     @for s in &r.sizes {
                         tr class=(if s.pass { "cm-ok" } else { "cm-bad" }) {
-                            td { (s.n) }
+                            td { (super::size_cell(s.n, s.rows)) }
                             td { (figures::time_us(s.median_us)) }
                             td { (figures::time_range_us(s.min_us, s.max_us)) }
                             td { (s.samples) }

@@ -54,8 +54,13 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
     if !r.sizes.is_empty() {
         let ceiling = has_ceiling(r);
         out.push_str(&format!(
-            "\n| N | median | min–max | samples | spread | GB/s | % peak |{} error (tolerance) | check | labels |\n",
-            if ceiling { " % ceiling |" } else { "" }
+            "\n| {} | median | min–max | samples | spread | GB/s | % peak |{} error (tolerance) | check | labels |\n",
+            super::size_heading(r),
+            if ceiling {
+                format!(" % {} ceiling |", super::ceiling_kind(r))
+            } else {
+                String::new()
+            }
         ));
         out.push_str(&format!(
             "|---:|---:|---:|---:|---:|---:|---:|{}---:|:---:|---|\n",
@@ -69,7 +74,7 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
             };
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} |{ceiling_cell} {} ({}) | {} | {} |\n",
-                s.n,
+                super::size_cell(s.n, s.rows),
                 figures::time_us(s.median_us),
                 figures::time_range_us(s.min_us, s.max_us),
                 s.samples,

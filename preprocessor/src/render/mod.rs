@@ -132,7 +132,7 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
     use crate::figures;
     let mut lines = Vec::new();
     for s in &r.sizes {
-        let mut line = format!("N = {}: {}", s.n, s.launches.join("; "));
+        let mut line = format!("{}: {}", shape_label(s.n, s.rows), s.launches.join("; "));
         if let Some(hot) = s.hot_median_us {
             line.push_str(&format!(
                 "; hot (L2 warm, back to back) {}",
@@ -190,13 +190,47 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
             format!("tolerance {}", figures::error(e.tolerance))
         };
         lines.push(format!(
-            "Edge check N = {}: error {} ({held_to}) {}",
-            e.n,
+            "Edge check {}: error {} ({held_to}) {}",
+            shape_label(e.n, e.rows),
             figures::error(e.error),
             if e.pass { "✓" } else { "✗" }
         ));
     }
     lines
+}
+
+/// `N = 2^20`, or for a row-wise run `16384 rows of N = 2^12`.
+pub fn shape_label(n: cuda_measured_core::size::Size, rows: Option<u64>) -> String {
+    match rows {
+        Some(m) => format!("{m} rows of N = {n}"),
+        None => format!("N = {n}"),
+    }
+}
+
+/// The size column's cell: `2^12`, or `16384 × 2^12` for a row-wise run.
+pub fn size_cell(n: cuda_measured_core::size::Size, rows: Option<u64>) -> String {
+    match rows {
+        Some(m) => format!("{m} × {n}"),
+        None => n.to_string(),
+    }
+}
+
+/// The size column's heading: `N`, or `M × N` when the runs are row-wise.
+pub fn size_heading(r: &Record) -> &'static str {
+    if r.sizes.iter().any(|s| s.rows.is_some()) {
+        "M × N"
+    } else {
+        "N"
+    }
+}
+
+/// Which ceiling a record's `% ceiling` is of, in words: `read` or `copy`.
+pub fn ceiling_kind(r: &Record) -> &'static str {
+    if r.sizes.iter().any(|s| s.ceiling.as_deref() == Some("copy")) {
+        "copy"
+    } else {
+        "read"
+    }
 }
 
 /// Whether any size has a % of the measured ceiling (older records do not).

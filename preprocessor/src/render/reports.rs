@@ -102,6 +102,9 @@ pub struct Table {
 /// The name of the book's kernel in the chart and headings:
 /// `fast_reduce (ours)` for `reductions/fast_reduce`.
 pub fn ours_label(report: &PeersReport) -> String {
+    if report.ours_keys.len() > 1 {
+        return "ours (fastest of our kernels at each N)".to_string();
+    }
     let short = report
         .ours_example
         .rsplit('/')
@@ -122,10 +125,13 @@ pub fn peers_heading(report: &PeersReport) -> String {
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
         None => "no peers".to_string(),
     };
-    format!(
-        "{}: {} against {against}",
-        report.problem, report.ours_example
-    )
+    let ours = if report.ours_keys.len() > 1 {
+        let ids: Vec<&str> = report.ours_keys.keys().map(String::as_str).collect();
+        format!("the fastest of {}", ids.join(", "))
+    } else {
+        report.ours_example.clone()
+    };
+    format!("{}: {ours} against {against}", report.problem)
 }
 
 /// `measured for an earlier version of X` as a sentence with what follows.
@@ -144,14 +150,35 @@ pub fn gbs(row: &Row, t: &Timing) -> f64 {
     row.bytes as f64 / (t.median_us * 1e3)
 }
 
-/// The comparison table: times per implementation, CUB over ours, and
-/// our bandwidth against the read ceiling measured with our kernel.
+/// The comparison table: times per implementation, the reference over
+/// ours, and our bandwidth against the ceiling of the problem (read or
+/// copy) measured with our kernel.
 pub fn peers_table(report: &PeersReport) -> Table {
-    let read = report.ceilings.as_ref().map(|c| c.read_gbs);
+    let copy = cuda_measured_core::problem::lookup(&report.problem)
+        .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
+    let kind = if copy { "copy" } else { "read" };
+    let read = report
+        .ceilings
+        .as_ref()
+        .map(|c| if copy { c.copy_gbs } else { c.read_gbs });
     let mut head = vec![
         Cell::new("N"),
-        Cell::titled("ours µs", &report.ours_example),
+        Cell::titled(
+            "ours µs",
+            if report.ours_keys.len() > 1 {
+                "the fastest of our kernels at each N (named in the next column)".to_string()
+            } else {
+                report.ours_example.clone()
+            },
+        ),
     ];
+    let several = report.ours_keys.len() > 1;
+    if several {
+        head.push(Cell::titled(
+            "our kernel",
+            "which of our kernels is fastest at this N",
+        ));
+    }
     let peers = peers_of(report);
     for p in &peers {
         head.push(Cell::titled(format!("{} µs", p.short), &p.label));
@@ -169,13 +196,13 @@ pub fn peers_table(report: &PeersReport) -> Table {
         "bytes moved over our median time",
     ));
     head.push(Cell::titled(
-        "% of read ceiling",
+        format!("% of {kind} ceiling"),
         match read {
             Some(r) => format!(
-                "ours GB/s over the read ceiling measured with our kernel ({})",
+                "ours GB/s over the {kind} ceiling measured with our kernel ({})",
                 figures::gbs(r)
             ),
-            None => "no read ceiling was measured with our kernel".into(),
+            None => format!("no {kind} ceiling was measured with our kernel"),
         },
     ));
     let mut marks = Marks::default();
@@ -185,6 +212,13 @@ pub fn peers_table(report: &PeersReport) -> Table {
         .map(|row| {
             let mut cells = vec![Cell::new(row.n.to_string())];
             cells.push(marks.time(row.ours.as_ref()));
+            if several {
+                let short = row
+                    .ours_example
+                    .as_deref()
+                    .map(|id| id.rsplit('/').next().unwrap_or(id).to_string());
+                cells.push(short.map_or_else(Cell::none, Cell::new));
+            }
             for p in &peers {
                 cells.push(marks.time(row.peers.get(&p.key)));
             }

@@ -41,6 +41,10 @@ pub struct Row {
     pub bytes: u64,
     /// The book's kernel.
     pub ours: Option<Timing>,
+    /// Which of the book's kernels `ours` is, when the comparison takes
+    /// the fastest of several at each size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ours_example: Option<String>,
     /// Peers by name (`cub`, `cub_i32`, `torch`, `cupy`).
     pub peers: BTreeMap<String, Timing>,
 }
@@ -68,8 +72,9 @@ pub struct PeerInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProblemPeers {
-    /// The book's example compared (`reductions/fast_reduce`).
-    pub ours: String,
+    /// The book's example compared (`reductions/fast_reduce`), or a list
+    /// of them, of which the fastest correct one at each size is compared.
+    pub ours: Ours,
     /// The peer the ratio column divides by (`cub`).
     pub reference: String,
     /// The command (from the repository root) that times the peers and
@@ -79,6 +84,26 @@ pub struct ProblemPeers {
     pub harness: Option<String>,
     /// The peers, in table order.
     pub peer: Vec<PeerInfo>,
+}
+
+/// One book example, or several.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Ours {
+    /// One example.
+    One(String),
+    /// Several: the fastest correct one at each size.
+    Many(Vec<String>),
+}
+
+impl Ours {
+    /// The example ids, in order.
+    pub fn ids(&self) -> Vec<String> {
+        match self {
+            Ours::One(id) => vec![id.clone()],
+            Ours::Many(ids) => ids.clone(),
+        }
+    }
 }
 
 /// Reads `bench/peers/peers.toml`: the peers of every problem, by problem.
@@ -115,6 +140,10 @@ pub struct Report {
     pub ours_example: String,
     /// Its key when measured: the comparison is stale when the example changes.
     pub ours_key: String,
+    /// When several of the book's kernels are compared (the fastest at
+    /// each size), every one's id and key; empty for one kernel.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ours_keys: BTreeMap<String, String>,
     /// GPU name.
     pub gpu: String,
     /// Datasheet peak, GB/s.
@@ -155,14 +184,18 @@ struct PeerLine {
     rest: BTreeMap<String, serde_json::Value>,
 }
 
-/// Builds the report from the book's record of its kernel and the peers'
-/// JSON lines; sizes are those both sides measured or either did.
+/// Builds the report from the book's records of its kernels (one, or
+/// several of which the fastest correct one at each size is taken) and the
+/// peers' JSON lines; sizes are those both sides measured or either did.
 pub fn combine(
     problem: &str,
-    ours: &Record,
+    candidates: &[Record],
     peers_jsonl: &str,
     config: &ProblemPeers,
 ) -> anyhow::Result<Report> {
+    let ours = candidates
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("no record of the book's kernel to compare"))?;
     // A peer line's own byte count first (row-wise problems depend on the
     // rows), else the problem's count for one row of n.
     let bytes = |n: u64, line: &PeerLine| {
@@ -178,25 +211,37 @@ pub fn combine(
                 })
             })
     };
+    let several = candidates.len() > 1;
     let mut rows: BTreeMap<u64, Row> = BTreeMap::new();
-    for s in &ours.sizes {
-        rows.insert(
-            s.n.0,
-            Row {
+    for record in candidates {
+        for s in &record.sizes {
+            let timing = Timing {
+                median_us: s.median_us,
+                min_us: s.min_us,
+                max_us: s.max_us,
+                samples: s.samples,
+                rel_spread: s.rel_spread,
+                noisy: s.labels.iter().any(|l| l == crate::figures::NOISY),
+                pass: s.pass,
+            };
+            let row = rows.entry(s.n.0).or_insert_with(|| Row {
                 n: s.n,
                 bytes: s.bytes,
-                ours: Some(Timing {
-                    median_us: s.median_us,
-                    min_us: s.min_us,
-                    max_us: s.max_us,
-                    samples: s.samples,
-                    rel_spread: s.rel_spread,
-                    noisy: s.labels.iter().any(|l| l == crate::figures::NOISY),
-                    pass: s.pass,
-                }),
+                ours: None,
+                ours_example: None,
                 peers: BTreeMap::new(),
-            },
-        );
+            });
+            // A correct kernel beats a wrong one; then the faster wins.
+            let better = row
+                .ours
+                .as_ref()
+                .is_none_or(|o| (timing.pass, -timing.median_us) > (o.pass, -o.median_us));
+            if better {
+                row.ours = Some(timing);
+                row.bytes = s.bytes;
+                row.ours_example = several.then(|| record.example.clone());
+            }
+        }
     }
     let mut versions = BTreeMap::new();
     for (i, line) in peers_jsonl.lines().enumerate() {
@@ -232,6 +277,7 @@ pub fn combine(
             n: Size(n),
             bytes: line_bytes,
             ours: None,
+            ours_example: None,
             peers: BTreeMap::new(),
         });
         row.peers.insert(
@@ -253,6 +299,14 @@ pub fn combine(
         problem: problem.to_string(),
         ours_example: ours.example.clone(),
         ours_key: ours.key.clone(),
+        ours_keys: if several {
+            candidates
+                .iter()
+                .map(|r| (r.example.clone(), r.key.clone()))
+                .collect()
+        } else {
+            BTreeMap::new()
+        },
         gpu: gpu.map(|g| g.name.clone()).unwrap_or_default(),
         peak_gbs: gpu.map(|g| g.peak_gbs).unwrap_or(0.0),
         ceilings: ours.ceilings.clone(),
@@ -262,4 +316,82 @@ pub fn combine(
         peer_info: config.peer.clone(),
         reference: config.reference.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of `example` timed at N = 2^10 and 2^18 in the given
+    /// microseconds, passing or not.
+    fn record(example: &str, us: [f64; 2], pass: bool) -> Record {
+        let size = |n: u64, us: f64| {
+            serde_json::json!({"n": n, "bytes": 1u64 << 29, "launches": [], "median_us": us,
+                "min_us": us, "max_us": us, "samples": 10, "rel_spread": 0.01, "gbs": 1.0,
+                "pct_peak": 1.0, "error": 0.0, "tolerance": 1.0, "pass": pass})
+        };
+        serde_json::from_value(serde_json::json!({
+            "schema": 1, "example": example, "key": format!("key-{example}"), "status": "pass",
+            "expect": "pass", "method_version": 5, "problem": "softmax_rows v1",
+            "compile_options": [], "gpu": null, "measured_at": "2026-12-01T00:00:00Z",
+            "wall_s": 1.0, "sizes": [size(1 << 10, us[0]), size(1 << 18, us[1])]
+        }))
+        .expect("the test record matches the schema")
+    }
+
+    fn config(ours: &str) -> ProblemPeers {
+        let text = format!(
+            "[p]\nours = {ours}\nreference = \"t\"\n[[p.peer]]\nkey = \"t\"\nlabel = \"T\"\nshort = \"T\"\ncolour = \"#123456\"\n"
+        );
+        load_config(&text).unwrap().remove("p").unwrap()
+    }
+
+    // With several of our kernels, each size takes the fastest correct one
+    // and names it; every candidate's key is kept for staleness.
+    #[test]
+    fn several_kernels_compare_the_fastest_correct_one_at_each_size() {
+        let warp = record("ch/warp", [100.0, 900.0], true);
+        let block = record("ch/block", [150.0, 300.0], true);
+        let wrong = record("ch/wrong", [50.0, 50.0], false);
+        let lines =
+            "{\"impl\": \"t\", \"n\": 1024, \"median_us\": 120.0, \"pass\": true, \"bytes\": 7}\n";
+        let r = combine(
+            "softmax_rows",
+            &[warp, block, wrong],
+            lines,
+            &config("[\"ch/warp\", \"ch/block\", \"ch/wrong\"]"),
+        )
+        .unwrap();
+        let picked: Vec<(Option<&str>, f64)> = r
+            .rows
+            .iter()
+            .map(|row| {
+                (
+                    row.ours_example.as_deref(),
+                    row.ours.as_ref().unwrap().median_us,
+                )
+            })
+            .collect();
+        assert_eq!(
+            picked,
+            [(Some("ch/warp"), 100.0), (Some("ch/block"), 300.0)]
+        );
+        assert_eq!(r.ours_keys.len(), 3);
+        assert_eq!(r.rows[0].bytes, 1 << 29, "our record's bytes win");
+    }
+
+    // One kernel keeps the report as it was: no per-row names, no key map.
+    #[test]
+    fn one_kernel_keeps_the_single_form() {
+        let r = combine(
+            "sum_f32",
+            &[record("ch/only", [1.0, 2.0], true)],
+            "",
+            &config("\"ch/only\""),
+        )
+        .unwrap();
+        assert!(r.ours_keys.is_empty());
+        assert!(r.rows.iter().all(|row| row.ours_example.is_none()));
+        assert_eq!(r.ours_example, "ch/only");
+    }
 }

@@ -14,7 +14,7 @@ const FAKE_RUNNER: &str = r#"#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
 if args[:1] == ["device"]:
-    print(json.dumps({"name": "Stand-in GPU", "compute_capability": "9.0", "sm_count": 132,
+    print(json.dumps({"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132,
         "l2_bytes": 52428800, "memory_bytes": 1, "peak_gbs": 4800.0, "peak_source": "datasheet",
         "driver": "0", "cuda_driver_api": "13.0", "nvrtc": "13.0"}))
     sys.exit(0)

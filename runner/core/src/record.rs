@@ -54,7 +54,7 @@ impl Status {
 }
 
 /// The GPU and toolchain a record was measured with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GpuFacts {
     /// Marketing name as the driver reports it (`NVIDIA H200`).
     pub name: String,

@@ -43,6 +43,23 @@ pub enum StoreError {
     },
 }
 
+/// The folder, under the store's root, of records measured on GPU models
+/// other than the book's target.
+pub const GPUS_DIR: &str = "gpus";
+
+/// A GPU's name as a folder name: `NVIDIA H100 PCIe` is `nvidia-h100-pcie`.
+pub fn model_slug(name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    slug.trim_end_matches('-').to_string()
+}
+
 /// A results folder.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -101,10 +118,33 @@ impl Store {
         })
     }
 
-    /// Writes a record atomically: a temporary file in the same folder,
-    /// flushed, then renamed over the old one.
+    /// Where `record` is kept: beside the example's id for the book's
+    /// target GPU (or a record that names no GPU), and under
+    /// `gpus/<model>/` for any other GPU model, so that figures measured on
+    /// another GPU sit beside the target's without replacing them.
+    pub fn path_for(&self, record: &Record) -> Result<PathBuf, StoreError> {
+        match record.gpu.as_ref().map(|g| g.name.as_str()) {
+            Some(name) if name != crate::limits::KnownGpu::target().name => {
+                Store::new(self.root.join(GPUS_DIR).join(model_slug(name))).path_of(&record.example)
+            }
+            _ => self.path_of(&record.example),
+        }
+    }
+
+    /// The record of `id` measured on the GPU model `gpu_name`, if one is
+    /// kept (the target GPU's is the example's own record).
+    pub fn read_on(&self, gpu_name: &str, id: &str) -> Result<Option<Record>, StoreError> {
+        if gpu_name == crate::limits::KnownGpu::target().name {
+            return self.read(id);
+        }
+        Store::new(self.root.join(GPUS_DIR).join(model_slug(gpu_name))).read(id)
+    }
+
+    /// Writes a record atomically, where [`Store::path_for`] says: a
+    /// temporary file in the same folder, flushed, then renamed over the
+    /// old one.
     pub fn write(&self, record: &Record) -> Result<PathBuf, StoreError> {
-        let path = self.path_of(&record.example)?;
+        let path = self.path_for(record)?;
         let dir = path.parent().unwrap_or(&self.root).to_path_buf();
         let io = |source| StoreError::Io {
             path: path.clone(),
@@ -118,5 +158,44 @@ impl Store {
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(&path).map_err(|e| io(e.error))?;
         Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::GpuFacts;
+
+    fn record_on(gpu: &str) -> Record {
+        let mut r: Record = serde_json::from_value(serde_json::json!({
+            "schema": 1, "example": "ch/k", "key": gpu, "status": "pass", "expect": "pass",
+            "method_version": 5, "problem": "sum_f32 v2", "compile_options": [],
+            "gpu": null, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 1.0, "sizes": []
+        }))
+        .unwrap();
+        r.gpu = Some(GpuFacts {
+            name: gpu.to_string(),
+            ..GpuFacts::default()
+        });
+        r
+    }
+
+    // A record of another GPU model is kept beside the target's, which it
+    // leaves as it was; each is read back by its GPU's name.
+    #[test]
+    fn another_gpus_record_sits_beside_the_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let target = crate::limits::KnownGpu::target().name;
+        store.write(&record_on(target)).unwrap();
+        let other = store.write(&record_on("NVIDIA H100 PCIe")).unwrap();
+        assert_eq!(other, dir.path().join("gpus/nvidia-h100-pcie/ch/k.json"));
+        assert_eq!(store.read("ch/k").unwrap().unwrap().key, target);
+        let kept = store.read_on("NVIDIA H100 PCIe", "ch/k").unwrap().unwrap();
+        assert_eq!(kept.key, "NVIDIA H100 PCIe");
+        assert_eq!(
+            model_slug(" NVIDIA  A100-SXM4 (80GB) "),
+            "nvidia-a100-sxm4-80gb"
+        );
     }
 }

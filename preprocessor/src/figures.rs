@@ -61,6 +61,27 @@ pub fn gbs(v: f64) -> String {
     format!("{} GB/s", gbs_number(v))
 }
 
+/// A rate of the open metrics map in words: `elements_per_s` at 4.2e11
+/// is `420 G elements/s`.
+pub fn rate(name: &str, per_s: f64) -> String {
+    let unit = name.strip_suffix("_per_s").unwrap_or(name);
+    if !per_s.is_finite() {
+        return format!("n/a {unit}/s");
+    }
+    let (scaled, prefix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(f, _)| per_s >= *f)
+        .map_or((per_s, ""), |(f, p)| (per_s / f, p));
+    let digits = if scaled >= 100.0 {
+        0
+    } else if scaled >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{scaled:.digits$} {prefix} {unit}/s").replace("  ", " ")
+}
+
 /// A bandwidth's number alone, for table cells under a `GB/s` heading.
 pub fn gbs_number(v: f64) -> String {
     if !v.is_finite() {
@@ -187,6 +208,14 @@ pub fn date(rfc3339: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Rates read with an SI prefix and their unit.
+    #[test]
+    fn rates_read_with_a_prefix() {
+        assert_eq!(rate("elements_per_s", 4.2e11), "420 G elements/s");
+        assert_eq!(rate("rows_per_s", 1.5e8), "150 M rows/s");
+        assert_eq!(rate("rows_per_s", 12.0), "12.0 rows/s");
+    }
 
     // Times keep 3-4 significant digits and change unit at 1000.
     #[test]

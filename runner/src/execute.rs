@@ -452,6 +452,7 @@ impl SizeRunner<'_> {
             ceilings: t.ceilings,
         };
         figures::derive(&mut figures, &samples.times_us, samples.noisy, &reference);
+        figures::add_rates(&mut figures, &self.problem.work(&plan.instance));
         Ok(Outcome {
             check,
             figures: Some((figures, samples.times_us)),

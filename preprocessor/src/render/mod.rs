@@ -139,6 +139,9 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
                 figures::time_us(hot)
             ));
         }
+        for (name, rate) in &s.metrics {
+            line.push_str(&format!("; {}", figures::rate(name, *rate)));
+        }
         if s.sm_clock_mhz > 0.0 {
             line.push_str(&format!("; SM clock {:.0} MHz", s.sm_clock_mhz));
         }

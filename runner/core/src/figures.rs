@@ -52,6 +52,24 @@ pub fn derive(r: &mut SizeResult, times_us: &[f64], noisy: bool, reference: &Ref
     }
 }
 
+/// Adds to `r.metrics` each unit of `work` per run as a rate per second
+/// over the median (`elements` becomes `elements_per_s`); `r.median_us`
+/// must be set. Pooled records keep the units and recompute the rates.
+pub fn add_rates(r: &mut SizeResult, work: &[(&str, f64)]) {
+    let seconds = r.median_us * 1e-6;
+    for (unit, amount) in work {
+        r.metrics.insert(format!("{unit}_per_s"), amount / seconds);
+    }
+}
+
+/// Recomputes the rates of `r.metrics` for a new median, from the old:
+/// rate x old median is the work per run.
+pub fn rescale_rates(r: &mut SizeResult, old_median_us: f64) {
+    for v in r.metrics.values_mut() {
+        *v = *v * old_median_us / r.median_us;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +120,20 @@ mod tests {
         };
         derive(&mut r, &[4.0, 5.0], true, &reference(&c));
         assert_eq!(r.labels, [FITS_IN_L2, LAUNCH_BOUND, NOISY]);
+    }
+
+    // Work per run becomes a rate over the median, and follows a new median.
+    #[test]
+    fn rates_are_work_over_the_median() {
+        let mut r = SizeResult {
+            median_us: 2.0,
+            ..SizeResult::default()
+        };
+        add_rates(&mut r, &[("elements", 4e6)]);
+        assert_eq!(r.metrics["elements_per_s"], 2e12);
+        r.median_us = 4.0;
+        rescale_rates(&mut r, 2.0);
+        assert_eq!(r.metrics["elements_per_s"], 1e12);
     }
 
     // A problem bounded by the copy ceiling is a percentage of it.

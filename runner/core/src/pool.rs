@@ -81,7 +81,9 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
             let noisy = same
                 .iter()
                 .any(|(s, _)| s.labels.iter().any(|l| l == figures::NOISY));
+            let old_median_us = size.median_us;
             figures::derive(size, &times, noisy, reference);
+            figures::rescale_rates(size, old_median_us);
         }
     }
     out.status = if out.sizes.iter().all(|s| s.pass) && out.edge_checks.iter().all(|c| c.pass) {

@@ -138,6 +138,11 @@ pub struct SizeResult {
     pub tolerance: f64,
     /// Whether the check passed (in every checked run of this size).
     pub pass: bool,
+    /// Open metrics by name: each unit of work the problem declares per
+    /// run, as a rate per second over the median time (`elements_per_s`,
+    /// `rows_per_s`); later also profiler counters.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, f64>,
     /// Labels that qualify the figure: `fits-in-l2` (the bytes moved fit in
     /// L2), `launch-bound` (median under twice the measured launch floor),
     /// `noisy` (the noise target was not met before the time-out).

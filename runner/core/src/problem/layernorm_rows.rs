@@ -176,6 +176,13 @@ impl Problem for LayernormRows {
         (2 * rows * cols + 2 * cols) * instance.dtype.bytes()
     }
 
+    fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
+        vec![
+            ("elements", instance.shape.elements() as f64),
+            ("rows", instance.shape.rows as f64),
+        ]
+    }
+
     fn bound(&self) -> Bound {
         Bound::Copy
     }

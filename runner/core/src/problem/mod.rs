@@ -250,6 +250,12 @@ pub trait Problem: Sync {
     /// Bytes the algorithm must move: each input read once, each output
     /// written once.
     fn bytes(&self, instance: &Instance) -> u64;
+    /// The work one run does besides the bytes it moves, by unit
+    /// (`elements`, `rows`, `flop`): records turn each into a rate per
+    /// second (`elements_per_s`) in their open `metrics` map.
+    fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
+        vec![("elements", instance.shape.elements() as f64)]
+    }
     /// The ceiling its figures are a percentage of.
     fn bound(&self) -> Bound {
         Bound::Read

@@ -135,6 +135,13 @@ impl Problem for SoftmaxRows {
         2 * instance.shape.elements() * instance.dtype.bytes()
     }
 
+    fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
+        vec![
+            ("elements", instance.shape.elements() as f64),
+            ("rows", instance.shape.rows as f64),
+        ]
+    }
+
     fn bound(&self) -> Bound {
         Bound::Copy
     }

@@ -1,6 +1,7 @@
 //! The chart of a peers comparison, drawn at build time with plotters into
 //! an inline SVG: median time against N (log–log) beside GB/s against N
-//! with the measured read ceiling and the datasheet peak as horizontal
+//! with the measured ceiling of the problem (read, or copy for kernels that
+//! write as much as they read) and the datasheet peak as horizontal
 //! lines, one line per implementation and one legend under both panels.
 //!
 //! The SVG suits every mdBook theme: its background is transparent, the
@@ -257,7 +258,19 @@ fn draw_bandwidth(
     points: &[(f64, f64, f64)],
     report: &Report,
 ) -> DrawResult {
-    let read = report.ceilings.as_ref().map(|c| c.read_gbs);
+    // The ceiling of the problem: read-only for a sum, copy (read plus
+    // write) for a kernel that writes as much as it reads.
+    let copy = cuda_measured_core::problem::lookup(&report.problem)
+        .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
+    let read = report
+        .ceilings
+        .as_ref()
+        .map(|c| if copy { c.copy_gbs } else { c.read_gbs });
+    let ceiling_label = if copy {
+        "copy ceiling (measured, 4 GiB)"
+    } else {
+        "read ceiling (measured)"
+    };
     let peak = (report.peak_gbs > 0.0).then_some(report.peak_gbs);
     let top = points
         .iter()
@@ -308,7 +321,7 @@ fn draw_bandwidth(
             INK.mix(0.7).stroke_width(2),
         ))?;
         chart.draw_series(std::iter::once(Text::new(
-            "read ceiling (measured)",
+            ceiling_label,
             (label_x, read),
             font(SMALL).pos(Pos::new(HPos::Left, VPos::Top)),
         )))?;

@@ -347,7 +347,7 @@ impl SizeRunner<'_> {
             INPUT_SEED,
             data,
         );
-        let buffers = Buffers::allocate(self.problem, &plan, prepared, &stream)
+        let mut buffers = Buffers::allocate(self.problem, &plan, prepared, &stream)
             .map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         self.inputs_s += drawn.elapsed().as_secs_f64();
@@ -446,6 +446,15 @@ impl SizeRunner<'_> {
             pass: check.pass,
             ..SizeResult::default()
         };
+        if self.problem.bound() == Bound::Copy {
+            let bytes = figures.bytes;
+            let copy_us = t.timer.copy_at(bytes, self.policy).map_err(|e| {
+                SizeError::Declared(format!(
+                    "measuring the copy ceiling at this size failed: {e:#}"
+                ))
+            })?;
+            figures.ceiling_gbs = Some(bytes as f64 / (copy_us * 1e-6) / 1e9);
+        }
         let reference = figures::Reference {
             peak_gbs: t.peak_gbs,
             l2_bytes: t.l2_bytes,
@@ -492,6 +501,9 @@ fn launch_all(
 /// the reference the check needs.
 struct Buffers {
     prepared: Prepared,
+    /// Host copies of the outputs, allocated once and refilled by every
+    /// check (no fresh pages of hundreds of MiB per check).
+    answers: Vec<HostData>,
     inputs: Vec<(String, CudaSlice<u8>)>,
     outputs: Vec<(String, Elem, OutputInit, CudaSlice<u8>)>,
     scratch: Vec<(String, CudaSlice<u8>)>,
@@ -506,6 +518,7 @@ impl Buffers {
     ) -> Result<Self, DriverError> {
         let mut b = Buffers {
             prepared,
+            answers: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
             scratch: Vec::new(),
@@ -524,6 +537,8 @@ impl Buffers {
                     let bytes = spec.len.max(1) * spec.elem.bytes();
                     // SAFETY: reset() writes every element before each run.
                     let dev = unsafe { stream.alloc::<u8>(bytes as usize)? };
+                    b.answers
+                        .push(HostData::zeroed(spec.elem, spec.len.max(1) as usize));
                     b.outputs
                         .push((spec.name.to_string(), spec.elem, init, dev));
                 }
@@ -602,18 +617,22 @@ impl Buffers {
     }
 
     fn check(
-        &self,
+        &mut self,
         problem: &dyn Problem,
         plan: &ResolvedPlan,
         data: Data,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
-        let mut outs = Vec::new();
-        for (name, elem, _, dev) in &self.outputs {
-            let bytes = stream.clone_dtoh(dev)?;
-            outs.push((name.as_str(), HostData::from_bytes(*elem, &bytes)));
+        for ((_, _, _, dev), host) in self.outputs.iter().zip(&mut self.answers) {
+            stream.memcpy_dtoh(dev, host.as_bytes_mut())?;
         }
-        let outputs: Vec<(&str, &HostData)> = outs.iter().map(|(k, v)| (*k, v)).collect();
+        stream.synchronize()?;
+        let outputs: Vec<(&str, &HostData)> = self
+            .outputs
+            .iter()
+            .zip(&self.answers)
+            .map(|((name, ..), host)| (name.as_str(), host))
+            .collect();
         Ok(problem.check(&plan.instance, &self.prepared, &outputs, data))
     }
 }

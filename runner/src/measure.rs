@@ -331,6 +331,50 @@ impl Timer {
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// The copy ceiling at one size: the median cold time, µs, of the
+    /// support copy kernel moving `bytes` in all (half read, half
+    /// written, as a kernel that reads once and writes once does), with
+    /// the example's `policy`. A kernel of a few hundred MiB may end with
+    /// part of its writes still in L2, as this copy may; the 4 GiB
+    /// ceiling of [`Timer::ceilings`] cannot show that.
+    pub fn copy_at(&mut self, bytes: u64, policy: &Policy) -> anyhow::Result<f64> {
+        let n4 = (bytes / 32).max(1);
+        // SAFETY: src is filled below before the copy reads it; dst is
+        // only written.
+        let mut src = unsafe { self.stream.alloc::<u8>((n4 * 16) as usize)? };
+        let dst = unsafe { self.stream.alloc::<u8>((n4 * 16) as usize)? };
+        {
+            let (p, _s) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut src, &self.stream);
+            // SAFETY: p addresses the whole allocation; 0x3f bytes are finite floats.
+            unsafe {
+                result::memset_d8_async(p, 0x3f, (n4 * 16) as usize, self.stream.cu_stream())?
+            };
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (self.sm_count * 4, 1, 1),
+            block_dim: (512, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let copy = self.copy.clone();
+        let (src_ptr, dst_ptr) = {
+            let (s, _a) = cudarc::driver::DevicePtr::device_ptr(&src, &self.stream);
+            let (d, _b) = cudarc::driver::DevicePtr::device_ptr(&dst, &self.stream);
+            (s, d)
+        };
+        let mut nothing = |_: &Arc<CudaStream>| Ok(());
+        let t = self
+            .cold(policy, &mut nothing, |s| {
+                let mut b = s.launch_builder(&copy);
+                b.arg(&src_ptr).arg(&dst_ptr).arg(&n4);
+                // SAFETY: both buffers hold n4 float4 values.
+                unsafe { b.launch(cfg) }.map(|_| ())
+            })?
+            .median();
+        drop((src, dst));
+        self.ctx.synchronize()?;
+        Ok(t)
+    }
+
     /// Measures the read and copy ceilings and the launch floor.
     /// `policy` is the example's sampling policy (its time-out is capped
     /// at 2 s here).

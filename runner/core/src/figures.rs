@@ -35,8 +35,9 @@ pub fn derive(r: &mut SizeResult, times_us: &[f64], noisy: bool, reference: &Ref
     r.rel_spread = measure::rel_stdev(times_us);
     r.gbs = r.bytes as f64 / (median * 1e-6) / 1e9;
     r.pct_peak = 100.0 * r.gbs / reference.peak_gbs;
-    let ceiling = match r.ceiling.as_deref() {
-        Some("copy") => reference.ceilings.copy_gbs,
+    let ceiling = match (r.ceiling.as_deref(), r.ceiling_gbs) {
+        (Some("copy"), Some(at_size)) => at_size,
+        (Some("copy"), None) => reference.ceilings.copy_gbs,
         _ => reference.ceilings.read_gbs,
     };
     r.pct_ceiling = Some(100.0 * r.gbs / ceiling);
@@ -147,5 +148,9 @@ mod tests {
         };
         derive(&mut r, &[1000.0], false, &reference(&c));
         assert!((r.pct_ceiling.unwrap() - 100.0).abs() < 1e-9);
+        // A copy measured at the size itself is the ceiling when there.
+        r.ceiling_gbs = Some(7000.0);
+        derive(&mut r, &[1000.0], false, &reference(&c));
+        assert!((r.pct_ceiling.unwrap() - 50.0).abs() < 1e-9);
     }
 }

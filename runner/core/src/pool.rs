@@ -105,6 +105,8 @@ fn pool_size(size: &mut SizeResult, same: &[(&SizeResult, &Vec<f64>)]) {
         .collect();
     size.sm_clock_mhz = measure::median(&clocks);
     size.throttled_dropped = same.iter().map(|(s, _)| s.throttled_dropped).sum();
+    let at_size: Vec<f64> = same.iter().filter_map(|(s, _)| s.ceiling_gbs).collect();
+    size.ceiling_gbs = (!at_size.is_empty()).then(|| measure::median(&at_size));
     for (s, _) in same {
         if s.error > size.error || (!s.pass && size.pass) {
             size.error = s.error;

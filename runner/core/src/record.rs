@@ -120,6 +120,16 @@ pub struct SizeResult {
     /// read ceiling, or the copy ceiling where `ceiling` says `copy`.
     #[serde(default, with = "crate::nonfinite::option")]
     pub pct_ceiling: Option<f64>,
+    /// The ceiling measured at this very size, GB/s, where the problem
+    /// compares with the copy ceiling: the support copy kernel moving the
+    /// same bytes (half read, half written), cold, median over the
+    /// processes. `pct_ceiling` is of it when present.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::nonfinite::option"
+    )]
+    pub ceiling_gbs: Option<f64>,
     /// Hot figure: median per run of back-to-back runs with L2 warm and
     /// nothing in between, microseconds. Labelled "hot" wherever shown.
     #[serde(default, with = "crate::nonfinite::option")]

@@ -84,24 +84,25 @@ fn write(path: &Path, p: &Prepared) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Reads each buffer straight into its typed vector (no second copy of
+/// hundreds of MiB); `None` for a file that is missing, torn or too long.
 fn read(path: &Path) -> Option<Prepared> {
-    let bytes = std::fs::read(path).ok()?;
-    let newline = bytes.iter().position(|&b| b == b'\n')?;
-    let layout: Layout = serde_json::from_slice(&bytes[..newline]).ok()?;
-    let mut at = newline + 1;
-    let mut take = |len: usize| {
-        let part = bytes.get(at..at + len)?;
-        at += len;
-        Some(part)
-    };
+    use std::io::{BufRead, Read};
+    let mut file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+    let mut line = Vec::new();
+    file.read_until(b'\n', &mut line).ok()?;
+    let layout: Layout = serde_json::from_slice(line.strip_suffix(b"\n")?).ok()?;
     let mut inputs = Vec::new();
     for (name, elem, len) in layout.inputs {
-        let elem = Elem::parse(&elem)?;
-        let part = take((len * elem.bytes()) as usize)?;
-        inputs.push((name, HostData::from_bytes(elem, part)));
+        let mut data = HostData::zeroed(Elem::parse(&elem)?, usize::try_from(len).ok()?);
+        file.read_exact(data.as_bytes_mut()).ok()?;
+        inputs.push((name, data));
     }
-    let reference = bytemuck::pod_collect_to_vec(take(layout.reference as usize * 8)?);
-    (at == bytes.len()).then_some(Prepared { inputs, reference })
+    let mut reference = vec![0.0f64; usize::try_from(layout.reference).ok()?];
+    file.read_exact(bytemuck::cast_slice_mut(&mut reference))
+        .ok()?;
+    let mut rest = [0u8; 1];
+    (file.read(&mut rest).ok()? == 0).then_some(Prepared { inputs, reference })
 }
 
 #[cfg(test)]

@@ -116,6 +116,27 @@ impl HostData {
         }
     }
 
+    /// `len` zero elements of type `elem`, to be filled in place (from a
+    /// file or the device) without a second copy.
+    pub fn zeroed(elem: Elem, len: usize) -> HostData {
+        match elem {
+            Elem::F32 => HostData::F32(vec![0.0; len]),
+            Elem::F16 => HostData::F16(vec![f16::ZERO; len]),
+            Elem::BF16 => HostData::BF16(vec![bf16::ZERO; len]),
+            Elem::I32 => HostData::I32(vec![0; len]),
+        }
+    }
+
+    /// The raw bytes, writable.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            HostData::F32(v) => bytemuck::cast_slice_mut(v),
+            HostData::F16(v) => bytemuck::cast_slice_mut(v),
+            HostData::BF16(v) => bytemuck::cast_slice_mut(v),
+            HostData::I32(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
     /// Its element type.
     pub fn elem(&self) -> Elem {
         match self {
@@ -191,6 +212,9 @@ mod tests {
             let d = HostData::from_f32(elem, vec![1.0, -2.5, 3.0]);
             assert_eq!(d.as_bytes().len() as u64, 3 * elem.bytes());
             assert_eq!(HostData::from_bytes(elem, d.as_bytes()), d);
+            let mut z = HostData::zeroed(elem, 3);
+            z.as_bytes_mut().copy_from_slice(d.as_bytes());
+            assert_eq!(z, d);
             assert_eq!(Elem::parse(elem.name()), Some(elem));
         }
         let b = HostData::from_f32(Elem::BF16, vec![1.0 + 1.0 / 512.0]);

@@ -198,6 +198,10 @@ pub fn peers_table(report: &PeersReport) -> Table {
     head.push(Cell::titled(
         format!("% of {kind} ceiling"),
         match read {
+            Some(r) if copy => format!(
+                "ours GB/s over the copy ceiling measured with our kernel at each size (the same bytes; {} over 4 GiB)",
+                figures::gbs(r)
+            ),
             Some(r) => format!(
                 "ours GB/s over the {kind} ceiling measured with our kernel ({})",
                 figures::gbs(r)
@@ -229,7 +233,9 @@ pub fn peers_table(report: &PeersReport) -> Table {
             });
             let ours_gbs = row.ours.as_ref().map(|o| gbs(row, o));
             cells.push(ours_gbs.map_or_else(Cell::none, |g| Cell::new(figures::gbs_number(g))));
-            cells.push(match (ours_gbs, read) {
+            // A ceiling measured at this very size wins over the session's.
+            let ceiling = if copy { row.ceiling_gbs.or(read) } else { read };
+            cells.push(match (ours_gbs, ceiling) {
                 (Some(g), Some(r)) if r > 0.0 => Cell::new(figures::percent(100.0 * g / r)),
                 _ => Cell::none(),
             });

@@ -112,9 +112,11 @@ fn run_child(
         .arg(job_file.path())
         .arg("--out")
         .arg(result_file.path());
-    if let Some(dir) = data_dir {
-        command.env(crate::problem::cache::DATA_DIR_VAR, dir);
-    }
+    // Only the folder this session owns, never one inherited.
+    match data_dir {
+        Some(dir) => command.env(crate::problem::cache::DATA_DIR_VAR, dir),
+        None => command.env_remove(crate::problem::cache::DATA_DIR_VAR),
+    };
     crate::lifetime::die_with_this_process(&mut command);
     let finished =
         run_limited(&mut command, limit, PRINTF_CAP, STDERR_CAP).map_err(failed_to_start)?;

@@ -119,6 +119,16 @@ pub fn shape(decl: &Declaration, n: u64) -> Result<Shape, PlanError> {
             message: format!("evaluates to 0 at n = {n}: a run needs at least one row"),
         });
     }
+    if m.checked_mul(n).is_none_or(|e| e > u64::from(u32::MAX)) {
+        return Err(PlanError {
+            what: PlanField::Rows.what(),
+            field: PlanField::Rows,
+            expr: rows.as_text(),
+            message: format!(
+                "gives {m} rows of {n}, more than 2^32 - 1 elements, which kernels cannot index with unsigned ints"
+            ),
+        });
+    }
     Ok(Shape { rows: m, cols: n })
 }
 

@@ -4,7 +4,7 @@
 //! `results/peers/<problem>.json` and rendered on the comparison page.
 
 use crate::method::Ceilings;
-use crate::record::Record;
+use crate::record::{Record, Status};
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -39,6 +39,10 @@ pub struct Row {
     pub n: Size,
     /// Bytes the algorithm must move.
     pub bytes: u64,
+    /// The ceiling measured with our kernel at this size, GB/s, where its
+    /// record has one (copy-bound problems).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling_gbs: Option<f64>,
     /// The book's kernel.
     pub ours: Option<Timing>,
     /// Which of the book's kernels `ours` is, when the comparison takes
@@ -212,8 +216,23 @@ pub fn combine(
             })
     };
     let several = candidates.len() > 1;
+    for r in candidates {
+        anyhow::ensure!(
+            r.problem == ours.problem,
+            "{} solves {}, not {} as {} does: only kernels of one problem (and version) can be compared",
+            r.example,
+            r.problem,
+            ours.problem,
+            ours.example
+        );
+    }
     let mut rows: BTreeMap<u64, Row> = BTreeMap::new();
-    for record in candidates {
+    // A kernel that failed anywhere (an edge check, another size) is never
+    // "ours", however fast.
+    for record in candidates
+        .iter()
+        .filter(|r| !several || r.status == Status::Pass)
+    {
         for s in &record.sizes {
             let timing = Timing {
                 median_us: s.median_us,
@@ -227,6 +246,7 @@ pub fn combine(
             let row = rows.entry(s.n.0).or_insert_with(|| Row {
                 n: s.n,
                 bytes: s.bytes,
+                ceiling_gbs: None,
                 ours: None,
                 ours_example: None,
                 peers: BTreeMap::new(),
@@ -239,6 +259,7 @@ pub fn combine(
             if better {
                 row.ours = Some(timing);
                 row.bytes = s.bytes;
+                row.ceiling_gbs = s.ceiling_gbs;
                 row.ours_example = several.then(|| record.example.clone());
             }
         }
@@ -276,6 +297,7 @@ pub fn combine(
         let row = rows.entry(n).or_insert_with(|| Row {
             n: Size(n),
             bytes: line_bytes,
+            ceiling_gbs: None,
             ours: None,
             ours_example: None,
             peers: BTreeMap::new(),
@@ -325,13 +347,14 @@ mod tests {
     /// A record of `example` timed at N = 2^10 and 2^18 in the given
     /// microseconds, passing or not.
     fn record(example: &str, us: [f64; 2], pass: bool) -> Record {
+        let status = if pass { "pass" } else { "wrong" };
         let size = |n: u64, us: f64| {
             serde_json::json!({"n": n, "bytes": 1u64 << 29, "launches": [], "median_us": us,
                 "min_us": us, "max_us": us, "samples": 10, "rel_spread": 0.01, "gbs": 1.0,
                 "pct_peak": 1.0, "error": 0.0, "tolerance": 1.0, "pass": pass})
         };
         serde_json::from_value(serde_json::json!({
-            "schema": 1, "example": example, "key": format!("key-{example}"), "status": "pass",
+            "schema": 1, "example": example, "key": format!("key-{example}"), "status": status,
             "expect": "pass", "method_version": 5, "problem": "softmax_rows v1",
             "compile_options": [], "gpu": null, "measured_at": "2026-12-01T00:00:00Z",
             "wall_s": 1.0, "sizes": [size(1 << 10, us[0]), size(1 << 18, us[1])]
@@ -378,6 +401,21 @@ mod tests {
         );
         assert_eq!(r.ours_keys.len(), 3);
         assert_eq!(r.rows[0].bytes, 1 << 29, "our record's bytes win");
+        // A kernel of another problem is refused.
+        let mut other = record("ch/other", [1.0, 1.0], true);
+        other.problem = "sum_f32 v2".into();
+        let cfg = config("[\"ch/warp\", \"ch/other\"]");
+        let err = combine(
+            "softmax_rows",
+            &[record("ch/warp", [1.0, 1.0], true), other],
+            "",
+            &cfg,
+        );
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .contains("only kernels of one problem")
+        );
     }
 
     // One kernel keeps the report as it was: no per-row names, no key map.

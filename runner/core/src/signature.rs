@@ -57,10 +57,17 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
             if fits {
                 continue;
             }
-            let fix = match kind {
-                ArgKind::Buffer | ArgKind::Scratch => {
-                    "take buffers as `float*` (or `const float*`)"
+            let elem = decl.elem();
+            let buffer_fix = format!(
+                "take buffers as pointers (`{}*` for `{elem}` data, `float*` for scratch)",
+                if elem == crate::problem::Elem::BF16 {
+                    "unsigned short"
+                } else {
+                    elem.c_type()
                 }
+            );
+            let fix = match kind {
+                ArgKind::Buffer | ArgKind::Scratch => buffer_fix.as_str(),
                 ArgKind::Scalar(ScalarKind::F32) => "take it as `float`",
                 ArgKind::Scalar(_) => "take scalars as `unsigned int`",
             };
@@ -244,7 +251,7 @@ mod tests {
         ];
         let e = check(&example(HEADER), &entries).unwrap_err();
         assert!(
-            e.contains("argument 2, `partials`, is a scratch buffer and binds as a device pointer (64 bits), but the kernel's parameter 2 is a float: take buffers as `float*`"),
+            e.contains("argument 2, `partials`, is a scratch buffer and binds as a device pointer (64 bits), but the kernel's parameter 2 is a float: take buffers as pointers (`float*` for `f32` data, `float*` for scratch)"),
             "{e}"
         );
     }

@@ -26,7 +26,7 @@
 //! sqrt(N), as `sum_f32`'s do), plus 2^-8 for a bf16 output's rounding.
 
 use super::draw::{self, map_rows};
-use super::softmax_rows::{edge_shapes, missing};
+use super::rowwise::{self, edge_shapes};
 use super::{
     Bound, BufferRole, BufferSpec, CheckOutcome, Data, Elem, HostData, Instance, OutputInit,
     Prepared, Problem, Scalar, Shape, output,
@@ -140,24 +140,18 @@ impl Problem for LayernormRows {
             prepared.input("bias"),
             output(outputs, "y"),
         ) else {
-            return missing();
+            return rowwise::missing();
         };
         let c = cols as usize;
-        let worst = map_rows(rows, |r| {
+        let worst = rowwise::worst(rows, cols, |r, j| {
             let stats = &prepared.reference[3 * r..3 * r + 3];
             let (mean, rstd, scale) = (stats[0], stats[1], stats[2]);
-            (0..c)
-                .map(|j| {
-                    let i = r * c + j;
-                    let want = (x.get(i) - mean) * rstd * w.get(j) + b.get(j);
-                    let got = y.get(i);
-                    let size = want.abs() + scale * w.get(j).abs();
-                    (super::relative_error(got, want, size), i, want, got)
-                })
-                .fold((0.0, 0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
-        })
-        .into_iter()
-        .fold((0.0, 0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+            let i = r * c + j;
+            let want = (x.get(i) - mean) * rstd * w.get(j) + b.get(j);
+            let got = y.get(i);
+            let size = want.abs() + scale * w.get(j).abs();
+            (super::relative_error(got, want, size), want, got)
+        });
         let (error, i, want, got) = worst;
         CheckOutcome {
             error,

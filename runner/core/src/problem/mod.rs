@@ -10,6 +10,7 @@ pub mod cache;
 pub mod draw;
 mod elem;
 mod layernorm_rows;
+mod rowwise;
 mod softmax_rows;
 mod sum_f32;
 

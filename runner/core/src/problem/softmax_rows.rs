@@ -25,6 +25,7 @@
 //! are held to the same tolerance on the same kind of data.
 
 use super::draw::{self, map_rows};
+use super::rowwise;
 use super::{
     Bound, BufferRole, BufferSpec, CheckOutcome, Data, Elem, HostData, Instance, OutputInit,
     Prepared, Problem, Shape, output,
@@ -102,22 +103,16 @@ impl Problem for SoftmaxRows {
         let Shape { rows, cols } = instance.shape;
         let tolerance = tolerance(instance.dtype, cols);
         let (Some(x), Some(y)) = (prepared.input("x"), output(outputs, "y")) else {
-            return missing();
+            return rowwise::missing();
         };
         let c = cols as usize;
-        let worst = map_rows(rows, |r| {
+        let worst = rowwise::worst(rows, cols, |r, j| {
             let (max, sum) = (prepared.reference[2 * r], prepared.reference[2 * r + 1]);
-            (0..c)
-                .map(|j| {
-                    let i = r * c + j;
-                    let want = (x.get(i) - max).exp() / sum;
-                    let got = y.get(i);
-                    (super::relative_error(got, want, want), i, want, got)
-                })
-                .fold((0.0, 0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
-        })
-        .into_iter()
-        .fold((0.0, 0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+            let i = r * c + j;
+            let want = (x.get(i) - max).exp() / sum;
+            let got = y.get(i);
+            (super::relative_error(got, want, want), want, got)
+        });
         let (error, i, want, got) = worst;
         CheckOutcome {
             error,
@@ -147,17 +142,8 @@ impl Problem for SoftmaxRows {
     }
 
     fn edge_shapes(&self) -> Vec<Shape> {
-        edge_shapes()
+        rowwise::edge_shapes()
     }
-}
-
-/// Odd shapes: one column, a warp minus one, rows longer than a block's
-/// threads and not a multiple of 4, and many short rows.
-pub(super) fn edge_shapes() -> Vec<Shape> {
-    [(3, 1), (5, 31), (7, 1000), (2, 4099), (1000, 33)]
-        .into_iter()
-        .map(|(rows, cols)| Shape { rows, cols })
-        .collect()
 }
 
 /// (8 + 4 sqrt(N)) 2^-24, plus one rounding of the output when it is
@@ -169,17 +155,6 @@ fn tolerance(dtype: Elem, cols: u64) -> f64 {
         dtype.unit_roundoff()
     };
     output + (8.0 + 4.0 * (cols.max(1) as f64).sqrt()) * Elem::F32.unit_roundoff()
-}
-
-/// The outcome when a buffer is missing (a problem bug, never the
-/// kernel's).
-pub(super) fn missing() -> CheckOutcome {
-    CheckOutcome {
-        error: f64::INFINITY,
-        tolerance: 0.0,
-        pass: false,
-        detail: "a buffer of the problem was missing".into(),
-    }
 }
 
 #[cfg(test)]
@@ -221,7 +196,7 @@ mod tests {
     // about 80, which among 7 rows or more some always is, and fails.
     #[test]
     fn the_maximum_must_be_subtracted() {
-        for shape in edge_shapes() {
+        for shape in rowwise::edge_shapes() {
             let i = instance(shape.rows, shape.cols, Elem::F32);
             let p = SoftmaxRows.prepare(&i, 3, Data::Exact);
             let x = p.input("x").unwrap();

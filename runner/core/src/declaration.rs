@@ -3,6 +3,7 @@
 //! it as TOML in a header comment at the top of the kernel (see
 //! AUTHORING.md); this module holds its types and its validation.
 
+use crate::header_lines::HeaderField;
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -131,8 +132,14 @@ pub enum DeclarationError {
         line: Option<usize>,
     },
     /// A semantic problem.
-    #[error("{0}")]
-    Invalid(String),
+    #[error("{message}")]
+    Invalid {
+        /// What is wrong and how to fix it.
+        message: String,
+        /// 1-based line of the TOML text of the key it is about, when the
+        /// key (or its table) is written.
+        line: Option<usize>,
+    },
 }
 
 impl DeclarationError {
@@ -141,7 +148,7 @@ impl DeclarationError {
     pub fn line(&self) -> Option<usize> {
         match self {
             DeclarationError::Toml { line, .. } => *line,
-            DeclarationError::Invalid(_) => None,
+            DeclarationError::Invalid { line, .. } => *line,
         }
     }
 
@@ -230,83 +237,119 @@ impl Declaration {
     pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
         let decl: Declaration =
             toml::from_str(toml_text).map_err(|e| DeclarationError::from_toml(toml_text, &e))?;
-        decl.validate()?;
+        decl.validate()
+            .map_err(|(message, field)| DeclarationError::Invalid {
+                message,
+                line: field
+                    .and_then(|f| crate::header_lines::field_line(toml_text.lines(), f))
+                    .map(|i| i + 1),
+            })?;
         Ok(decl)
     }
 
-    fn validate(&self) -> Result<(), DeclarationError> {
-        let invalid = |m: String| Err(DeclarationError::Invalid(m));
+    /// The first semantic error, with the header field it is about.
+    fn validate(&self) -> Result<(), (String, Option<HeaderField<'static>>)> {
+        let at = |key: &'static str| Some(HeaderField::Top(key));
         let Some(problem) = crate::problem::lookup(&self.problem) else {
             let names = crate::problem::names();
-            return invalid(crate::suggest::message(
-                &format!("unknown problem `{}`", self.problem),
-                &self.problem,
-                names.iter().copied(),
-                &format!("use {}", one_of(&names)),
+            return Err((
+                crate::suggest::message(
+                    &format!("unknown problem `{}`", self.problem),
+                    &self.problem,
+                    names.iter().copied(),
+                    &format!("use {}", one_of(&names)),
+                ),
+                at("problem"),
             ));
         };
         if let Some(dtype) = &self.dtype {
             let names: Vec<&str> = problem.dtypes().iter().map(|e| e.name()).collect();
             if !names.contains(&dtype.as_str()) {
-                return invalid(crate::suggest::message(
-                    &format!("`{}` takes no dtype `{dtype}`", self.problem),
-                    dtype,
-                    names.iter().copied(),
-                    &format!("use dtype = {}", one_of(&names)),
+                return Err((
+                    crate::suggest::message(
+                        &format!("`{}` takes no dtype `{dtype}`", self.problem),
+                        dtype,
+                        names.iter().copied(),
+                        &format!("use dtype = {}", one_of(&names)),
+                    ),
+                    at("dtype"),
                 ));
             }
         }
         match (&self.rows, problem.rowwise()) {
             (None, true) => {
-                return invalid(format!(
-                    "`{}` is row-wise: each size is the row length n, and `rows` must say how many rows, e.g. rows = \"67108864 / n\" (2^26 elements at every size) or rows = 4096",
-                    self.problem
+                return Err((
+                    format!(
+                        "`{}` is row-wise: each size is the row length n, and `rows` must say how many rows, e.g. rows = \"67108864 / n\" (2^26 elements at every size) or rows = 4096",
+                        self.problem
+                    ),
+                    at("problem"),
                 ));
             }
             (Some(_), false) => {
-                return invalid(format!(
-                    "`{}` is one-dimensional (n elements): remove `rows`",
-                    self.problem
+                return Err((
+                    format!(
+                        "`{}` is one-dimensional (n elements): remove `rows`",
+                        self.problem
+                    ),
+                    at("rows"),
                 ));
             }
             _ => {}
         }
         let (max, why) = problem.max_size();
         if let Some(big) = self.sizes.iter().find(|s| s.0 > max) {
-            return invalid(format!(
-                "size {big} ({} elements) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
-                big.0,
-                self.problem,
-                Size(max)
+            return Err((
+                format!(
+                    "size {big} ({} elements) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
+                    big.0,
+                    self.problem,
+                    Size(max)
+                ),
+                at("sizes"),
             ));
         }
         if let Some(bad) = self.compile.iter().find(|o| !compile_option_allowed(o)) {
-            return invalid(format!(
-                "compile option `{bad}` is not one of the accepted options (options that name files or folders, such as -I or --pre-include, could read outside the book, and the runner sets the rest itself); accepted: {}",
-                ALLOWED_OPTION_PREFIXES.join(" ")
+            return Err((
+                format!(
+                    "compile option `{bad}` is not one of the accepted options (options that name files or folders, such as -I or --pre-include, could read outside the book, and the runner sets the rest itself); accepted: {}",
+                    ALLOWED_OPTION_PREFIXES.join(" ")
+                ),
+                at("compile"),
             ));
         }
         if self.sizes.is_empty() {
-            return invalid(
+            return Err((
                 "`sizes` is empty: list at least one size, e.g. sizes = [\"2^20\"]".into(),
-            );
+                at("sizes"),
+            ));
         }
         if self.sizes.iter().any(|s| s.0 == 0) {
-            return invalid("a size of 0 has nothing to measure: remove it from `sizes`".into());
+            return Err((
+                "a size of 0 has nothing to measure: remove it from `sizes`".into(),
+                at("sizes"),
+            ));
         }
         if self.launches.is_empty() {
-            return invalid(
+            return Err((
                 "no launch: add a [[launch]] table with kernel, grid, block and args".into(),
-            );
+                None,
+            ));
         }
         for (i, l) in self.launches.iter().enumerate() {
             if l.kernel.trim().is_empty() {
-                return invalid(format!("launch {i} has an empty `kernel` name"));
+                return Err((
+                    format!("launch {i} has an empty `kernel` name"),
+                    Some(HeaderField::Launch(i, "kernel")),
+                ));
             }
             if l.args.is_empty() {
-                return invalid(format!(
-                    "launch {i} (`{}`) has no `args`: list the buffers and scalars the kernel takes, in order",
-                    l.kernel
+                return Err((
+                    format!(
+                        "launch {i} (`{}`) has no `args`: list the buffers and scalars the kernel takes, in order",
+                        l.kernel
+                    ),
+                    Some(HeaderField::Launch(i, "args")),
                 ));
             }
         }
@@ -440,12 +483,12 @@ args = ["partials", "out", "grid0"]
             ),
             (
                 TWO_PASS.replace("sum_f32", "sum_f23"),
-                None,
+                Some(2),
                 "unknown problem `sum_f23`; did you mean `sum_f32`?",
             ),
             (
                 TWO_PASS.replace("sum_f32", "histogram"),
-                None,
+                Some(2),
                 "unknown problem `histogram`: use sum_f32, softmax_rows or layernorm_rows",
             ),
         ];
@@ -454,6 +497,23 @@ args = ["partials", "out", "grid0"]
             assert_eq!(err.to_string(), want);
             assert_eq!(err.line(), line, "{want}");
         }
+    }
+
+    // A semantic error is at the line of the key it is about: a launch's
+    // empty `args` at that launch's `args`, an empty `sizes` at `sizes`.
+    #[test]
+    fn semantic_errors_are_at_their_key() {
+        let no_args = TWO_PASS.replace("args = [\"partials\", \"out\", \"grid0\"]", "args = []");
+        let e = Declaration::parse(&no_args).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("launch 1 (`final_sum`) has no `args`"),
+            "{e}"
+        );
+        let args_line = no_args.lines().position(|l| l == "args = []").unwrap() + 1;
+        assert_eq!(e.line(), Some(args_line));
+        let no_sizes = TWO_PASS.replace("sizes = [\"2^20\", 1000003]", "sizes = []");
+        assert_eq!(Declaration::parse(&no_sizes).unwrap_err().line(), Some(3));
     }
 
     // A TOML error is at the line its span starts on, with the first line

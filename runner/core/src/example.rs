@@ -233,7 +233,7 @@ mod tests {
         );
         assert_eq!(
             inline(&BODY.replace("sum_f32", "sum_f23")),
-            "src/ch.md:42: unknown problem `sum_f23`; did you mean `sum_f32`?"
+            "src/ch.md:43: unknown problem `sum_f23`; did you mean `sum_f32`?"
         );
     }
 

@@ -37,6 +37,30 @@ pub fn header_place_of(example: &Example, field: HeaderField<'_>) -> String {
 /// 0-based line, counted from the first line of the author's text, of
 /// `field` in the header.
 fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
+    // The compiled source starts with one `#line` marker.
+    let mut text = source
+        .lines()
+        .skip(usize::from(source.starts_with("#line ")))
+        .enumerate();
+    let open = text
+        .by_ref()
+        .find(|(_, line)| line.trim().starts_with(crate::source::HEADER_OPEN))?
+        .0;
+    let toml = text
+        .map(|(_, line)| line)
+        .take_while(|line| !line.trim().starts_with(crate::source::HEADER_CLOSE));
+    Some(match field_line(toml, field) {
+        Some(i) => open + 1 + i,
+        None => open,
+    })
+}
+
+/// 0-based line of `field` among the TOML `lines` of a header: where it
+/// is written, else the line of its table; `None` when neither is there.
+pub fn field_line<'t>(
+    lines: impl Iterator<Item = &'t str>,
+    field: HeaderField<'_>,
+) -> Option<usize> {
     /// The table a header line belongs to.
     #[derive(PartialEq)]
     enum Table {
@@ -50,25 +74,11 @@ fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
         HeaderField::Scratch(key) => (Table::Scratch, key),
         HeaderField::Top(key) => (Table::Top, key),
     };
-    // The compiled source starts with one `#line` marker.
-    let text = source
-        .lines()
-        .skip(usize::from(source.starts_with("#line ")));
-    let mut header_line = None;
     let mut table = Table::Top;
     let mut launches = 0;
     let mut table_line = None;
-    for (i, line) in text.enumerate() {
+    for (i, line) in lines.enumerate() {
         let t = line.trim();
-        if header_line.is_none() {
-            if t.starts_with(crate::source::HEADER_OPEN) {
-                header_line = Some(i);
-            }
-            continue;
-        }
-        if t.starts_with(crate::source::HEADER_CLOSE) {
-            break;
-        }
         if t.starts_with('[') {
             table = if t.starts_with("[[launch]]") {
                 launches += 1;
@@ -92,5 +102,5 @@ fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
             return Some(i);
         }
     }
-    table_line.or(header_line)
+    table_line
 }

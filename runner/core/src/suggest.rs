@@ -5,14 +5,20 @@
 /// The candidate closest to `word`, when it is close enough to be a typo of
 /// it, ignoring case: one edit (a letter added, dropped or changed, or two
 /// neighbours swapped) for words of up to four letters, two up to seven,
-/// three beyond. Ties go to the first candidate.
+/// three beyond, counted on the longer of the two; none where either is a
+/// single letter (`m` is not a typo of `n`). Ties go to the first
+/// candidate.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let typed = word.to_lowercase();
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in candidates {
         let distance = strsim::osa_distance(&typed, &candidate.to_lowercase());
-        let longer = typed.chars().count().max(candidate.chars().count());
-        let allowed = ((longer + 1) / 3).clamp(1, 3);
+        let (a, b) = (typed.chars().count(), candidate.chars().count());
+        let allowed = if a.min(b) <= 1 {
+            0
+        } else {
+            ((a.max(b) + 1) / 3).clamp(1, 3)
+        };
         if distance <= allowed && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }
@@ -86,6 +92,9 @@ mod tests {
             assert_eq!(closest(typed, KEYS), None, "{typed}");
         }
         assert_eq!(closest("running", ["run"]), None);
+        // A single letter is no typo of another: `m` for the variable `n`.
+        assert_eq!(closest("m", ["n", "sms"]), None);
+        assert_eq!(closest("N", ["n", "sms"]), Some("n"));
         assert_eq!(closest("rust", ["run"]), None);
         assert_eq!(closest("ignore", ["run"]), None);
     }

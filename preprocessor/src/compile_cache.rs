@@ -189,10 +189,41 @@ impl Cache {
         key: &str,
         compiler: &Compiler,
     ) -> Option<CompileVerdict> {
-        let text = std::fs::read(self.path_of(&cache_key(example, key, compiler))).ok()?;
+        let path = self.path_of(&cache_key(example, key, compiler));
+        let text = std::fs::read(&path).ok()?;
         let file: CacheFile = serde_json::from_slice(&text).ok()?;
-        (file.format == FORMAT && file.key == key && file.compiler == *compiler)
-            .then_some(file.verdict)
+        let hit = file.format == FORMAT && file.key == key && file.compiler == *compiler;
+        if hit {
+            // Used now: the last to go when the cache is pruned.
+            let _ = std::fs::File::options()
+                .append(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        }
+        hit.then_some(file.verdict)
+    }
+
+    /// Deletes the least recently used verdicts beyond the `keep` most
+    /// recent (a hit or a store counts as a use), so that a book edited for
+    /// months does not keep every version of every kernel. Returns how
+    /// many files it deleted; a file it cannot delete is left.
+    pub fn prune(&self, keep: usize) -> usize {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        if files.len() <= keep {
+            return 0;
+        }
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
+        files[keep..]
+            .iter()
+            .filter(|(_, path)| std::fs::remove_file(path).is_ok())
+            .count()
     }
 
     /// Keeps a verdict on the source (compiled or refused); returns whether
@@ -492,6 +523,43 @@ mod tests {
         };
         cache.remember_runner(&runner, Some("/l"), &none).unwrap();
         assert_eq!(cache.known_compiler(&runner, Some("/l"), "sm_90"), None);
+    }
+
+    // Pruning deletes the least recently used verdicts past the number
+    // kept; a hit counts as a use.
+    #[test]
+    fn pruning_keeps_the_most_recently_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let c = compiler();
+        let examples: Vec<Example> = (0..4)
+            .map(|i| example(&format!("{KERNEL}// {i}\n"), 10))
+            .collect();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (i, e) in examples.iter().enumerate() {
+            cache.store(e, &key_of(e), &c, &compiled()).unwrap();
+            let path = cache.path_of(&cache_key(e, &key_of(e), &c));
+            let when = old + std::time::Duration::from_secs(i as u64);
+            std::fs::File::options()
+                .append(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        }
+        // A hit on the oldest makes it the most recent.
+        assert!(
+            cache
+                .lookup(&examples[0], &key_of(&examples[0]), &c)
+                .is_some()
+        );
+        assert_eq!(cache.prune(2), 2);
+        let kept: Vec<bool> = examples
+            .iter()
+            .map(|e| cache.lookup(e, &key_of(e), &c).is_some())
+            .collect();
+        assert_eq!(kept, [true, false, false, true]);
+        assert_eq!(cache.prune(2), 0);
     }
 
     // A runner rebuilt with the same version, or an NVRTC patch release of

@@ -40,6 +40,10 @@ impl Compiled {
     }
 }
 
+/// The fewest verdicts the compile cache keeps when it is pruned (after
+/// every build that compiled something).
+const PRUNE_FLOOR: usize = 256;
+
 /// The environment variable whose value a runner's NVRTC depends on.
 const LOADER_PATH: &str = "LD_LIBRARY_PATH";
 
@@ -57,16 +61,7 @@ pub fn compile_book(catalog: &Catalog, settings: &Settings, log: &mut dyn Write)
     if !settings.compile || firsts.is_empty() {
         return compiled;
     }
-    let cache = Cache::new(&settings.compile_cache);
-    let loader_path = std::env::var(LOADER_PATH).ok();
-    let verdicts = match verdicts(
-        catalog,
-        &firsts,
-        settings,
-        &cache,
-        loader_path.as_deref(),
-        log,
-    ) {
+    let verdicts = match cached_verdicts(catalog, &firsts, settings, ARCH, log) {
         Ok(verdicts) => verdicts,
         Err(why) => {
             let _ = writeln!(
@@ -100,6 +95,30 @@ pub fn compile_book(catalog: &Catalog, settings: &Settings, log: &mut dyn Write)
     compiled
 }
 
+/// The verdicts on the `firsts` entries of `catalog` for `arch` (with
+/// whether each came from the compile cache), compiling only what the
+/// cache lacks; or why nothing could be compiled. The book build and
+/// `mdbook-cuda check` both compile through it.
+pub fn cached_verdicts(
+    catalog: &Catalog,
+    firsts: &[usize],
+    settings: &Settings,
+    arch: &str,
+    log: &mut dyn Write,
+) -> Result<Vec<(CompileVerdict, bool)>, String> {
+    let cache = Cache::new(&settings.compile_cache);
+    let loader_path = std::env::var(LOADER_PATH).ok();
+    verdicts(
+        catalog,
+        firsts,
+        settings,
+        &cache,
+        loader_path.as_deref(),
+        arch,
+        log,
+    )
+}
+
 /// Each example's verdict (with whether it came from the cache), or why
 /// nothing could be compiled.
 fn verdicts(
@@ -108,6 +127,7 @@ fn verdicts(
     settings: &Settings,
     cache: &Cache,
     loader_path: Option<&str>,
+    arch: &str,
     log: &mut dyn Write,
 ) -> Result<Vec<(CompileVerdict, bool)>, String> {
     let runner = compile_run::locate(&settings.runner).ok_or_else(|| {
@@ -116,9 +136,9 @@ fn verdicts(
             settings.runner.display()
         )
     })?;
-    let compiler = match cache.known_compiler(&runner, loader_path, ARCH) {
+    let compiler = match cache.known_compiler(&runner, loader_path, arch) {
         Some(compiler) => compiler,
-        None => ask_compiler(&runner, cache, loader_path)?,
+        None => ask_compiler(&runner, cache, loader_path, arch)?,
     };
     let resolved = |index: usize| {
         catalog.entries[index]
@@ -137,10 +157,10 @@ fn verdicts(
             .iter()
             .map(|&k| resolved(firsts[k]).example.clone())
             .collect();
-        let answer = compile_run::compile(&runner, ARCH, examples).map_err(|e| format!("{e:#}"))?;
+        let answer = compile_run::compile(&runner, arch, examples).map_err(|e| format!("{e:#}"))?;
         // The runner says who compiled: the cache keeps its verdicts under
         // that, should its NVRTC have changed since it was last asked.
-        let by = Compiler::of(&answer, &runner, ARCH).ok_or_else(|| nvrtc_missing(&answer))?;
+        let by = Compiler::of(&answer, &runner, arch).ok_or_else(|| nvrtc_missing(&answer))?;
         let mut answer = answer;
         let mut misses = misses;
         if by != compiler {
@@ -154,7 +174,7 @@ fn verdicts(
                     .map(|&k| resolved(firsts[k]).example.clone())
                     .collect();
                 let again =
-                    compile_run::compile(&runner, ARCH, examples).map_err(|e| format!("{e:#}"))?;
+                    compile_run::compile(&runner, arch, examples).map_err(|e| format!("{e:#}"))?;
                 for &k in &hits {
                     cached[k] = false;
                 }
@@ -176,9 +196,12 @@ fn verdicts(
                 settings.shown(cache.dir())
             );
         }
+        // Room for several versions of every example, and never less than
+        // a few hundred verdicts.
+        cache.prune((8 * firsts.len()).max(PRUNE_FLOOR));
         let _ = writeln!(
             log,
-            "[cuda] compiled {} example(s) for {ARCH} with NVRTC {}; {} from the cache in {}",
+            "[cuda] compiled {} example(s) for {arch} with NVRTC {}; {} from the cache in {}",
             misses.len(),
             by.nvrtc,
             firsts.len() - misses.len(),
@@ -201,9 +224,10 @@ fn ask_compiler(
     runner: &Path,
     cache: &Cache,
     loader_path: Option<&str>,
+    arch: &str,
 ) -> Result<Compiler, String> {
-    let answer = compile_run::compile(runner, ARCH, Vec::new()).map_err(|e| format!("{e:#}"))?;
-    let compiler = Compiler::of(&answer, runner, ARCH).ok_or_else(|| nvrtc_missing(&answer))?;
+    let answer = compile_run::compile(runner, arch, Vec::new()).map_err(|e| format!("{e:#}"))?;
+    let compiler = Compiler::of(&answer, runner, arch).ok_or_else(|| nvrtc_missing(&answer))?;
     // Were the answer not remembered, the next build would only ask again.
     let _ = cache.remember_runner(runner, loader_path, &answer);
     Ok(compiler)

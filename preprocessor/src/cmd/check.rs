@@ -7,11 +7,14 @@
 //! `extern "C"`, `args` that do not match the kernel's parameters), so
 //! authors and CI catch mistakes before a GPU build.
 //! The compiling is the runner's (`cuda-runner compile`, the `runner` of
-//! `[preprocessor.cuda]`): this plugin never loads NVRTC or CUDA itself.
+//! `[preprocessor.cuda]`), through the build's compile cache, so only what
+//! changed since the last build or check is compiled: this plugin never
+//! loads NVRTC or CUDA itself.
 
 use crate::book_files;
 use crate::catalog::Catalog;
 use crate::compile_run;
+use crate::compile_step;
 use crate::config::Settings;
 use cuda_measured_core::compile_job::CompileVerdict;
 use cuda_measured_core::compile_judge::judge;
@@ -42,18 +45,26 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
     let disk = book_files::load(&args.book)?;
     let settings = Settings::load(&disk.root, &disk.config, |k| std::env::var(k).ok())?;
     let catalog = Catalog::build(&settings, &disk.chapters);
-    let examples: Vec<Example> = catalog
-        .entries
-        .iter()
-        .filter(|e| e.repeat_of.is_none())
-        .filter_map(|e| e.resolved.as_ref().ok().map(|r| r.example.clone()))
+    let firsts: Vec<usize> = (0..catalog.entries.len())
+        .filter(|&i| catalog.entries[i].repeat_of.is_none())
+        .filter(|&i| catalog.entries[i].resolved.is_ok())
         .collect();
+    // Through the build's compile cache: only what changed is compiled.
     // Without a runner, unresolved examples are still reported.
-    let (verdicts, mut nvrtc_missing) =
-        match compile_run::compile(&settings.runner, &args.arch, examples) {
-            Ok(answer) => (answer.verdicts, None),
-            Err(e) => (Vec::new(), Some(format!("{e:#}"))),
-        };
+    let (verdicts, mut nvrtc_missing) = if firsts.is_empty() {
+        (Vec::new(), None)
+    } else {
+        match compile_step::cached_verdicts(
+            &catalog,
+            &firsts,
+            &settings,
+            &args.arch,
+            &mut std::io::stderr(),
+        ) {
+            Ok(verdicts) => (verdicts.into_iter().map(|(v, _)| v).collect(), None),
+            Err(why) => (Vec::new(), Some(why)),
+        }
+    };
     let mut compiled = verdicts.into_iter();
     let mut rows = Vec::new();
     let mut logs = Vec::new();

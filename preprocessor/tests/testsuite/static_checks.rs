@@ -72,16 +72,29 @@ fn check_holds_declarations_to_the_compiled_kernels() {
     )
     .unwrap();
     let runner = test.root().join("fake-runner");
+    // It answers each job with one verdict per example, in book order,
+    // whether the job is a probe (no example), the whole book or what the
+    // compile cache lacks.
     std::fs::write(
         &runner,
-        "#!/bin/sh\ncat \"$(dirname \"$0\")/verdicts.json\"\n",
+        r#"#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+job = json.load(open(args[args.index("--job") + 1]))
+here = os.path.dirname(sys.argv[0])
+verdicts = json.load(open(os.path.join(here, "verdicts.json")))
+order = ["declared-refusal", "mismatched/missing_n", "mismatched/kernel_typo", "mismatched/not_extern_c", "mismatched/matches"]
+with open(os.path.join(here, "compiled"), "a") as f:
+    f.write(" ".join(e["id"] for e in job["examples"]) + "\n")
+print(json.dumps({"runner": "0.1.0", "nvrtc": {"version": "13.0"},
+    "verdicts": [verdicts[order.index(e["id"])] for e in job["examples"]]}))
+"#,
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let run = test
-        .env("CUDA_MEASURED_RUNNER", &runner.to_string_lossy())
-        .mdbook_cuda(&["check", "--book", "."]);
+    let test = test.env("CUDA_MEASURED_RUNNER", &runner.to_string_lossy());
+    let run = test.mdbook_cuda(&["check", "--book", "."]);
     run.assert_failure();
     for line in [
         "launch 0 (`sum_k`) passes 2 arguments (input, out), but the kernel takes 3 parameters (64-bit, 64-bit, 32-bit int): the kernel would read garbage for what is missing; list one argument per parameter, in order, in `args` at kernels/mismatched/missing_n.cu:8",
@@ -104,4 +117,11 @@ fn check_holds_declarations_to_the_compiled_kernels() {
             run.stdout
         );
     }
+    // A second check finds every verdict in the compile cache: the runner
+    // compiles nothing, and the report is the same.
+    let calls = || std::fs::read_to_string(test.root().join("compiled")).unwrap();
+    let before = calls();
+    let again = test.mdbook_cuda(&["check", "--book", "."]);
+    assert_eq!(again.stdout, run.stdout);
+    assert_eq!(calls(), before, "nothing is compiled twice");
 }

@@ -43,6 +43,7 @@ impl Preprocessor for CudaPreprocessor {
             settings.mode = Mode::Frozen;
         }
         let mut bench = IsolatedBench::new(settings.runner.clone());
+        bench.quick = settings.quick;
         let target = Target::for_renderer(&ctx.renderer);
         process(book, &settings, target, &mut bench, &mut std::io::stderr())
     }

@@ -131,8 +131,15 @@ pub const ENV_RUNNER: &str = "CUDA_MEASURED_RUNNER";
 /// compiling of every build off, `1`/`true` on).
 pub const ENV_COMPILE: &str = "CUDA_MEASURED_COMPILE";
 
+/// Environment variable turning quick mode on (`1`/`true`): the preview's
+/// measurements, one process each, kept apart from the results store.
+pub const ENV_QUICK: &str = "CUDA_MEASURED_QUICK";
+
 /// The folder, under the book root, of the build's compile cache.
 pub const COMPILE_CACHE: &str = ".cuda-measured/compile";
+
+/// The folder, under the book root, of quick measurements (git-ignored).
+pub const QUICK_STORE: &str = ".cuda-measured/quick";
 
 /// The table as written; unknown keys are refused so typos surface.
 #[derive(Debug, Default, Deserialize)]
@@ -205,6 +212,12 @@ pub struct Settings {
     pub compile: bool,
     /// The compile cache folder ([`COMPILE_CACHE`] under the root).
     pub compile_cache: PathBuf,
+    /// Quick mode: examples are measured in one process and their records
+    /// kept in [`Settings::quick_store`], never in the results store. Off
+    /// whenever the build is strict (`strict = true`).
+    pub quick: bool,
+    /// The quick records' folder ([`QUICK_STORE`] under the root).
+    pub quick_store: PathBuf,
 }
 
 impl Settings {
@@ -235,6 +248,10 @@ impl Settings {
         if let Some(value) = env(ENV_COMPILE).filter(|v| !v.trim().is_empty()) {
             compile = switch(ENV_COMPILE, &value)?;
         }
+        let mut quick = false;
+        if let Some(value) = env(ENV_QUICK).filter(|v| !v.trim().is_empty()) {
+            quick = switch(ENV_QUICK, &value)?;
+        }
         let under_root =
             |p: Option<PathBuf>, default: &str| root.join(p.unwrap_or_else(|| default.into()));
         Ok(Settings {
@@ -252,6 +269,9 @@ impl Settings {
             on_failure: table.on_failure.unwrap_or_default(),
             compile,
             compile_cache: root.join(COMPILE_CACHE),
+            // A strict build judges the results store alone.
+            quick: quick && strict != Strict::On,
+            quick_store: root.join(QUICK_STORE),
         })
     }
 

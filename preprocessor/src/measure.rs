@@ -13,7 +13,7 @@ use crate::outcome::{Outcome, status_words};
 use cuda_measured_core::isolate;
 use cuda_measured_core::record::Record;
 use cuda_measured_core::session::{self, Event, Job};
-use cuda_measured_core::store::{Store, StoreError};
+use cuda_measured_core::store::{Lookup, Store, StoreError};
 use std::io::Write;
 
 pub use cuda_measured_core::session::{Bench, IsolatedBench};
@@ -53,6 +53,19 @@ pub fn settle(
     progress: &mut dyn Write,
 ) -> Result<Settled, MeasureError> {
     let store = Store::new(&settings.results);
+    // Quick mode keeps its records apart: the results store is never
+    // written with them, and they are read only where the store has no
+    // record of the current code.
+    let quick = settings.quick.then(|| Store::new(&settings.quick_store));
+    let lookup = |id: &str, key: &str| -> Result<Outcome, StoreError> {
+        let found = Outcome::from(store.lookup(id, key)?);
+        if let (Some(quick), Outcome::Stale(_) | Outcome::Missing) = (&quick, &found)
+            && let Ok(fresh @ Lookup::Fresh(_)) = quick.lookup(id, key)
+        {
+            return Ok(Outcome::from(fresh));
+        }
+        Ok(found)
+    };
     let mut settled = Settled {
         outcomes: catalog
             .entries
@@ -62,9 +75,7 @@ pub fn settle(
                 |(index, entry)| match (&entry.resolved, compiled.broken(index)) {
                     (Err(message), _) => Outcome::Broken(message.clone()),
                     (Ok(_), Some(message)) => Outcome::Broken(message.to_string()),
-                    (Ok(r), None) => store
-                        .lookup(&r.example.id, &r.key)
-                        .map(Outcome::from)
+                    (Ok(r), None) => lookup(&r.example.id, &r.key)
                         .unwrap_or_else(|e| Outcome::Broken(format!("{}: {e}", entry.place))),
                 },
             )
@@ -80,7 +91,7 @@ pub fn settle(
             catalog,
             settings,
             &chosen,
-            &store,
+            quick.as_ref().unwrap_or(&store),
             bench,
             progress,
             &mut settled,

@@ -80,6 +80,10 @@ fn record_panel(p: &Panel<'_>, r: &Record, stale: bool, unstored: Option<&str>) 
                 }
                 "\n"
             }
+            @if r.quick {
+                p.cm-note.cm-quick { (super::QUICK_NOTE) }
+                "\n"
+            }
             @if let Some(reason) = unstored {
                 p.cm-unstored {
                     strong { "Measured in this build but NOT stored" }

@@ -42,6 +42,9 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
             "\n*Measured for an earlier version of this code: these figures may no longer hold.*\n",
         );
     }
+    if r.quick {
+        out.push_str(&format!("\n*{}*\n", super::QUICK_NOTE));
+    }
     if let Some(reason) = unstored {
         out.push_str(&format!(
             "\n**Measured in this build but NOT stored** ({}): this page shows this build's figures, and the next build measures the example again.\n",

@@ -202,6 +202,9 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
     lines
 }
 
+/// The note on a quick record's panel.
+pub const QUICK_NOTE: &str = "Quick measurement for the preview: one process with one process's share of the sampling budget, kept out of results/. Run scripts/book on a GPU machine to measure it fully before committing.";
+
 /// `N = 2^20`, or for a row-wise run `16384 rows of N = 2^12`.
 pub fn shape_label(n: cuda_measured_core::size::Size, rows: Option<u64>) -> String {
     match rows {

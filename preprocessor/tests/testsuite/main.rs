@@ -9,6 +9,7 @@ mod compiling;
 mod directives;
 mod lifetime;
 mod panels;
+mod quick;
 mod reports;
 mod static_checks;
 mod status;

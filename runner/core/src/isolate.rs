@@ -33,7 +33,9 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
 /// `gpu` is the device a [`probe_gpu`] found: a child stopped at its time
 /// limit never reports the GPU it ran on, so its record names this one.
 /// `data_dir`, when given, is where the processes share prepared inputs
-/// and references ([`crate::problem::cache`]).
+/// and references ([`crate::problem::cache`]). `quick` measures in the
+/// first process only, with its usual share of the budget, and marks the
+/// record quick (the author's preview).
 pub fn measure_isolated(
     runner_exe: &Path,
     example: &Example,
@@ -41,12 +43,14 @@ pub fn measure_isolated(
     limit: Duration,
     gpu: Option<&GpuFacts>,
     data_dir: Option<&Path>,
+    quick: bool,
 ) -> Record {
     let started = Instant::now();
     let processes = crate::diagnostics::processes();
+    let run = if quick { 1 } else { processes };
     let mut runs = Vec::new();
     let mut failed = None;
-    for process in 0..processes {
+    for process in 0..run {
         let job = Job {
             example,
             key,
@@ -72,6 +76,7 @@ pub fn measure_isolated(
     if record.gpu.is_none() {
         record.gpu = gpu.cloned();
     }
+    record.quick = quick;
     // The example's wall time as the parent saw it, process starts
     // included; what the processes do not account for is their start.
     let wall_s = started.elapsed().as_secs_f64();

@@ -181,6 +181,12 @@ pub struct EdgeCheck {
 /// One example's stored result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
+    /// Measured in quick mode (the author's preview on a GPU machine): one
+    /// process with one process's share of the sampling budget. Quick
+    /// records are kept out of the results store and no strict build
+    /// accepts one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick: bool,
     /// Schema version ([`SCHEMA_VERSION`]).
     pub schema: u32,
     /// Example id.
@@ -311,6 +317,7 @@ impl Record {
         log: impl Into<String>,
     ) -> Self {
         Record {
+            quick: false,
             schema: SCHEMA_VERSION,
             example: example.id.clone(),
             key: key.to_string(),

@@ -37,6 +37,8 @@ pub struct IsolatedBench {
     /// references for the whole session ([`crate::problem::cache`]);
     /// removed when the last clone of the bench is dropped.
     data: Option<std::sync::Arc<tempfile::TempDir>>,
+    /// Measure in quick mode: one process, records marked quick.
+    pub quick: bool,
 }
 
 impl IsolatedBench {
@@ -46,6 +48,7 @@ impl IsolatedBench {
             runner,
             probed: None,
             data: None,
+            quick: false,
         }
     }
 }
@@ -72,6 +75,7 @@ impl Bench for IsolatedBench {
             limit,
             self.probed.as_ref(),
             self.data.as_ref().map(|d| d.path()),
+            self.quick,
         )
     }
 

@@ -1,0 +1,99 @@
+//! Quick mode, the author's preview on a GPU machine: an example without a
+//! current record is measured in one process, its record is kept in
+//! `.cuda-measured/quick/` (never in `results/`), its panel says it is a
+//! quick measurement, and a strict build ignores it. A stand-in runner
+//! (a Python script named by CUDA_MEASURED_RUNNER) answers the GPU probe
+//! and measures at once, noting each process it is asked to be.
+
+use crate::book_test::BookTest;
+use std::os::unix::fs::PermissionsExt;
+
+/// The stand-in `cuda-runner`: `device --json`, and `measure` noting
+/// `process/processes` of each job in `calls` beside it.
+const FAKE_RUNNER: &str = r#"#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+if args[:1] == ["device"]:
+    print(json.dumps({"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132,
+        "l2_bytes": 52428800, "memory_bytes": 1, "peak_gbs": 4800.0, "peak_source": "datasheet",
+        "driver": "0", "cuda_driver_api": "13.0", "nvrtc": "13.0"}))
+    sys.exit(0)
+if args[:1] != ["measure"]:
+    sys.exit(2)
+job = json.load(open(args[args.index("--job") + 1]))
+with open(os.path.join(os.path.dirname(sys.argv[0]), "calls"), "a") as f:
+    f.write(f"{job['example']['id']} {job['process']}/{job['processes']}\n")
+record = {"schema": 1, "example": job["example"]["id"], "key": job["key"], "status": "pass",
+    "expect": "pass", "method_version": 0, "problem": "sum_f32 v2", "compile_options": [],
+    "gpu": None, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 0.5, "sizes": []}
+with open(args[args.index("--out") + 1], "w") as f:
+    json.dump({"record": record, "samples_us": []}, f)
+"#;
+
+// One process measures, the record lands in the quick folder and not in
+// results/, the page says so, a second build measures nothing, a strict
+// build does not accept the quick record, and a build without quick mode
+// does not show it.
+#[test]
+fn quick_mode_measures_once_and_keeps_results_untouched() {
+    let test = BookTest::from_fixture("missing");
+    let runner = test.root().join("fake-runner");
+    std::fs::write(&runner, FAKE_RUNNER).unwrap();
+    std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let test = test
+        .env("CUDA_MEASURED_RUNNER", &runner.to_string_lossy())
+        .env("CUDA_MEASURED_COMPILE", "0")
+        .env("CUDA_MEASURED_MODE", "auto")
+        .env("CUDA_MEASURED_QUICK", "1");
+    let calls = || std::fs::read_to_string(test.root().join("calls")).unwrap_or_default();
+
+    test.build().assert_success();
+    assert_eq!(
+        calls(),
+        "reductions/unmeasured 0/8\n",
+        "one process, 1/8 of the budget"
+    );
+    let quick = test
+        .root()
+        .join(".cuda-measured/quick/reductions/unmeasured.json");
+    let record: serde_json::Value =
+        serde_json::from_str(&test.read(&quick.to_string_lossy())).unwrap();
+    assert_eq!(record["quick"], true);
+    assert!(
+        !test
+            .root()
+            .join("results/reductions/unmeasured.json")
+            .exists()
+    );
+    assert!(
+        test.main_html("missing.html")
+            .contains("Quick measurement for the preview")
+    );
+
+    test.build().assert_success();
+    assert_eq!(
+        calls().lines().count(),
+        1,
+        "a current quick record is not measured again"
+    );
+
+    let test = test.env("CUDA_MEASURED_MODE", "frozen");
+    let strict = test.env("CUDA_MEASURED_STRICT", "1");
+    let run = strict.build();
+    run.assert_failure();
+    assert!(
+        run.stderr.contains("reductions/unmeasured"),
+        "{}",
+        run.stderr
+    );
+    // Without quick mode the page is built from results/ alone.
+    let plain = strict
+        .env("CUDA_MEASURED_STRICT", "0")
+        .env("CUDA_MEASURED_QUICK", "0");
+    plain.build().assert_success();
+    assert!(
+        !plain
+            .main_html("missing.html")
+            .contains("Quick measurement")
+    );
+}

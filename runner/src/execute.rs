@@ -94,7 +94,7 @@ fn run_into(
         s
     };
     let decl = &example.declaration;
-    let problem = problem::lookup(&decl.problem).ok_or_else(|| {
+    let problem = problem::resolve(decl).ok_or_else(|| {
         Stop::new(
             Status::LaunchError,
             format!(
@@ -183,7 +183,7 @@ fn run_into(
 
     let mut runner = SizeRunner {
         ctx: &ctx,
-        problem,
+        problem: &*problem,
         example,
         functions: &functions,
         limits: &device_limits,
@@ -304,7 +304,7 @@ struct Outcome {
 
 struct SizeRunner<'a> {
     ctx: &'a Arc<CudaContext>,
-    problem: &'static dyn Problem,
+    problem: &'a dyn Problem,
     example: &'a Example,
     functions: &'a BTreeMap<String, CudaFunction>,
     limits: &'a DeviceLimits,
@@ -505,8 +505,17 @@ struct Buffers {
     /// check (no fresh pages of hundreds of MiB per check).
     answers: Vec<HostData>,
     inputs: Vec<(String, CudaSlice<u8>)>,
-    outputs: Vec<(String, Elem, OutputInit, CudaSlice<u8>)>,
+    outputs: Vec<(String, Elem, Start, CudaSlice<u8>)>,
     scratch: Vec<(String, CudaSlice<u8>)>,
+}
+
+/// How an output buffer starts each run.
+enum Start {
+    /// Set as the problem says (an identity, or NaN before a checked run).
+    Init(OutputInit),
+    /// Restored from this copy of its drawn values (an input the kernel
+    /// updates in place).
+    Restore(CudaSlice<u8>),
 }
 
 impl Buffers {
@@ -540,7 +549,23 @@ impl Buffers {
                     b.answers
                         .push(HostData::zeroed(spec.elem, spec.len.max(1) as usize));
                     b.outputs
-                        .push((spec.name.to_string(), spec.elem, init, dev));
+                        .push((spec.name.to_string(), spec.elem, Start::Init(init), dev));
+                }
+                BufferRole::InOut => {
+                    let host = b
+                        .prepared
+                        .input(spec.name)
+                        .expect("a problem prepares every input it declares");
+                    let pristine = stream.clone_htod(host.as_bytes())?;
+                    let dev = stream.clone_htod(host.as_bytes())?;
+                    b.answers
+                        .push(HostData::zeroed(spec.elem, spec.len.max(1) as usize));
+                    b.outputs.push((
+                        spec.name.to_string(),
+                        spec.elem,
+                        Start::Restore(pristine),
+                        dev,
+                    ));
                 }
             }
         }
@@ -600,11 +625,15 @@ impl Buffers {
     /// Sets accumulators to their identity; with `poison`, also fills other
     /// outputs with NaN (of their type) and all scratch with f32 NaN.
     fn reset(&self, stream: &Arc<CudaStream>, poison: bool) -> Result<(), DriverError> {
-        for (_, elem, init, dev) in &self.outputs {
-            let bits = match init {
-                OutputInit::Identity(v) => elem.bits_of(*v),
-                OutputInit::Poison if poison => elem.poison_bits(),
-                OutputInit::Poison => continue,
+        for (_, elem, start, dev) in &self.outputs {
+            let bits = match start {
+                Start::Restore(pristine) => {
+                    restore(dev, pristine, stream)?;
+                    continue;
+                }
+                Start::Init(OutputInit::Identity(v)) => elem.bits_of(*v),
+                Start::Init(OutputInit::Poison) if poison => elem.poison_bits(),
+                Start::Init(OutputInit::Poison) => continue,
             };
             fill(dev, elem.bytes(), bits, stream)?;
         }
@@ -660,6 +689,20 @@ fn device_limits(ctx: &Arc<CudaContext>, name: &str) -> Result<DeviceLimits, Dri
         max_shared_optin: get(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
         registers_per_block: get(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
     })
+}
+
+/// Copies `pristine` over `dev` (the same length) on the device.
+fn restore(
+    dev: &CudaSlice<u8>,
+    pristine: &CudaSlice<u8>,
+    stream: &Arc<CudaStream>,
+) -> Result<(), DriverError> {
+    let (dst, _a) = dev.device_ptr(stream);
+    let (src, _b) = pristine.device_ptr(stream);
+    // SAFETY: both address dev.len() bytes of live allocations made from
+    // the same host data, and the copy is queued on the stream that uses
+    // them.
+    unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, dev.len(), stream.cu_stream()).result() }
 }
 
 /// Fills `dev` with elements of `width` bytes (4 or 2) of bit pattern

@@ -73,3 +73,27 @@ fn new_needs_the_kernels_folder() {
     );
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
 }
+
+// Every problem's starting kernel, elementwise and row-wise ones included,
+// compiles, and its declaration matches the compiled kernel's parameters
+// and resolves at every declared and edge size on the target GPU.
+#[test]
+fn every_problems_starting_kernel_compiles_and_matches_its_declaration() {
+    let book = tempfile::tempdir().unwrap();
+    let kernels = book.path().join("kernels");
+    std::fs::create_dir(&kernels).unwrap();
+    for problem in cuda_runner::problem::names() {
+        let target = format!("start/{problem}");
+        let new = cuda_runner::template::new_example(&target, problem).unwrap();
+        cuda_runner::template::write(&kernels, &new).unwrap();
+        let example = Example::from_file(book.path(), &kernels, &new.file, None, None).unwrap();
+        let compiled = match compile::compile(&example, "sm_90") {
+            Ok(compiled) => compiled,
+            Err(e) => panic!("{problem}: the starting kernel does not compile: {e}"),
+        };
+        cuda_runner::signature::check(&example, &compiled.entries)
+            .unwrap_or_else(|e| panic!("{problem}: {e}"));
+        cuda_runner::plan_check::check_as_declared(&example)
+            .unwrap_or_else(|e| panic!("{problem}: {e}"));
+    }
+}

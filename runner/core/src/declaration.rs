@@ -116,6 +116,11 @@ pub struct Declaration {
     /// Time limit for the whole example in seconds.
     #[serde(default)]
     pub timeout_s: Option<u64>,
+    /// The `[elementwise]` table of an `elementwise` problem: its inputs,
+    /// scalars, output and float64 reference. Left out of the serialised
+    /// form when absent, so that other examples' keys stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elementwise: Option<crate::problem::ElementwiseSpec>,
 }
 
 /// What is wrong with a declaration, in words that say how to fix it.
@@ -250,7 +255,32 @@ impl Declaration {
     /// The first semantic error, with the header field it is about.
     fn validate(&self) -> Result<(), (String, Option<HeaderField<'static>>)> {
         let at = |key: &'static str| Some(HeaderField::Top(key));
-        let Some(problem) = crate::problem::lookup(&self.problem) else {
+        match (
+            &self.elementwise,
+            self.problem == crate::problem::ELEMENTWISE,
+        ) {
+            (None, true) => {
+                return Err((
+                    "`elementwise` needs an [elementwise] table with inputs, output and reference, e.g. inputs = [\"x\", \"y\"], scalars = { a = 2.5 }, output = \"y\", reference = \"a * x + y\" (AUTHORING.md §3)".into(),
+                    at("problem"),
+                ));
+            }
+            (Some(_), false) => {
+                return Err((
+                    format!(
+                        "an [elementwise] table belongs to problem = \"elementwise\", not `{}`: remove it",
+                        self.problem
+                    ),
+                    Some(HeaderField::Elementwise("inputs")),
+                ));
+            }
+            (Some(spec), true) => {
+                spec.validate()
+                    .map_err(|(message, key)| (message, Some(HeaderField::Elementwise(key))))?;
+            }
+            (None, false) => {}
+        }
+        let Some(problem) = crate::problem::resolve(self) else {
             let names = crate::problem::names();
             return Err((
                 crate::suggest::message(
@@ -454,7 +484,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect or timeout_s",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s or elementwise",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),
@@ -489,7 +519,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sum_f32", "histogram"),
                 Some(2),
-                "unknown problem `histogram`: use sum_f32, softmax_rows or layernorm_rows",
+                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows or elementwise",
             ),
         ];
         for (text, line, want) in cases {

@@ -21,6 +21,8 @@ pub enum HeaderField<'a> {
     Scratch(&'a str),
     /// A key outside any table (`bytes`, `sizes`).
     Top(&'a str),
+    /// A key of the `[elementwise]` table.
+    Elementwise(&'a str),
 }
 
 /// `file:line` of `field` in the example's header: the line where it is
@@ -67,12 +69,14 @@ pub fn field_line<'t>(
         Top,
         Launch(usize),
         Scratch,
+        Elementwise,
         Other,
     }
     let (want_table, key) = match field {
         HeaderField::Launch(i, key) => (Table::Launch(i), key),
         HeaderField::Scratch(key) => (Table::Scratch, key),
         HeaderField::Top(key) => (Table::Top, key),
+        HeaderField::Elementwise(key) => (Table::Elementwise, key),
     };
     let mut table = Table::Top;
     let mut launches = 0;
@@ -89,6 +93,12 @@ pub fn field_line<'t>(
                 .starts_with("scratch")
             {
                 Table::Scratch
+            } else if t
+                .trim_start_matches('[')
+                .trim_start()
+                .starts_with("elementwise")
+            {
+                Table::Elementwise
             } else {
                 Table::Other
             };

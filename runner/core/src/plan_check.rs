@@ -29,7 +29,7 @@ pub fn check_as_declared(example: &Example) -> Result<(), String> {
 /// change, and the size when not every size fails alike.
 pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
     let decl = &example.declaration;
-    let Some(problem) = crate::problem::lookup(&decl.problem) else {
+    let Some(problem) = crate::problem::resolve(decl) else {
         // The declaration refuses unknown problems when it is parsed.
         return Ok(());
     };
@@ -53,7 +53,7 @@ pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
             let failure = run.clone().and_then(|s| {
                 let plan = resolve_shape(decl, s, gpu.sm_count).map_err(|e| e.at(example))?;
                 limits::check(&plan, &device, &no_needs, example)?;
-                binding::bind(example, problem, &plan).map(drop)
+                binding::bind(example, &*problem, &plan).map(drop)
             });
             failure.err().map(|message| (k, message))
         })

@@ -19,7 +19,7 @@ use crate::ptx::{Entry, ParamKind, mangled_parts};
 pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
     kernels_defined(example, entries)?;
     let decl = &example.declaration;
-    let problem = crate::problem::lookup(&decl.problem);
+    let problem = crate::problem::resolve(decl);
     for (i, launch) in decl.launches.iter().enumerate() {
         let Some(entry) = entries.iter().find(|e| e.name == launch.kernel) else {
             continue;
@@ -41,11 +41,11 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
                 }
             ));
         }
-        let Some(problem) = problem else {
+        let Some(problem) = problem.as_ref() else {
             continue;
         };
         for (k, (name, param)) in launch.args.iter().zip(&entry.params).enumerate() {
-            let Some(kind) = kind_of(decl, problem, name) else {
+            let Some(kind) = kind_of(decl, &**problem, name) else {
                 // Reported when the book resolves the example.
                 continue;
             };

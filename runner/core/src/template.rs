@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 /// large (bandwidth-bound); the author edits them.
 const SIZES: [&str; 3] = ["2^20", "2^24", "2^28"];
 
+/// The `[elementwise]` table a new `elementwise` example starts with.
+const ELEMENTWISE_TABLE: &str =
+    "inputs = [\"x\"]\nscalars = { a = 2.0 }\noutput = \"y\"\nreference = \"a * x\"\n";
+
 /// Row lengths a new example of a row-wise problem is timed at.
 const ROW_SIZES: [&str; 3] = ["2^10", "2^14", "2^18"];
 
@@ -79,10 +83,18 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
         return Err(TemplateError::Target(target.to_string()));
     }
     let name = parts[parts.len() - 1];
-    let problem = problem::lookup(problem_name).ok_or_else(|| TemplateError::UnknownProblem {
-        name: problem_name.to_string(),
-        known: problem::names().join(", "),
-    })?;
+    let problem = if problem_name == problem::ELEMENTWISE {
+        problem::ProblemRef::Declared(Box::new(problem::Elementwise::new(
+            toml::from_str(ELEMENTWISE_TABLE).expect("the starting table parses"),
+        )))
+    } else {
+        problem::ProblemRef::Registered(problem::lookup(problem_name).ok_or_else(|| {
+            TemplateError::UnknownProblem {
+                name: problem_name.to_string(),
+                known: problem::names().join(", "),
+            }
+        })?)
+    };
     let kernel = kernel_name(name);
     let dtype = problem.dtypes()[0];
     // The buffers' names do not depend on the shape.
@@ -97,7 +109,9 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
             let c_type = b.elem.c_type();
             match b.role {
                 BufferRole::Input => (format!("const {c_type}* {}", b.name), b.name.to_string()),
-                BufferRole::Output(_) => (format!("{c_type}* {}", b.name), b.name.to_string()),
+                BufferRole::Output(_) | BufferRole::InOut => {
+                    (format!("{c_type}* {}", b.name), b.name.to_string())
+                }
             }
         })
         .chain(
@@ -145,12 +159,19 @@ kernel = \"{kernel}\"
 grid = \"{grid}\"
 block = {BLOCK}
 args = [{args}]
-+++*/
+{table}+++*/
 
 {comment}extern \"C\" __global__ void {kernel}({params}) {{
 {body}}}
 ",
         problem = problem.name(),
+        table = if problem.name() == problem::ELEMENTWISE {
+            format!(
+                "\n# Each element of y is a * x of the same index; see AUTHORING.md §3.\n[elementwise]\n{ELEMENTWISE_TABLE}"
+            )
+        } else {
+            String::new()
+        },
         sizes = sizes.join(", "),
         args = args.join(", "),
         comment = body.comment,
@@ -258,6 +279,18 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
                 ),
             })
         }
+        "elementwise" => Some(Body {
+            comment: "// A starting point, correct at every size: a grid-stride loop, one
+// element per thread per trip.
+"
+            .into(),
+            code: "    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += gridDim.x * blockDim.x) {
+        y[i] = a * x[i];
+    }
+"
+            .into(),
+        }),
         "softmax_rows" => Some(Body {
             comment: "// A starting point, correct at every shape: one thread per row, three
 // passes over its row (the maximum, the sum of exponentials, the output).
@@ -266,7 +299,7 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
             code: "    unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= rows) return;
     const float* in = x + (size_t)r * cols;
-    float m = -INFINITY;
+    float m = -3.402823466e38f;  // the lowest float: NVRTC has no <math.h> INFINITY
     for (unsigned int j = 0; j < cols; ++j) m = fmaxf(m, in[j]);
     float s = 0.0f;
     for (unsigned int j = 0; j < cols; ++j) s += expf(in[j] - m);
@@ -370,7 +403,7 @@ mod tests {
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows"
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, elementwise"
         );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,

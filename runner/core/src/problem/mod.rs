@@ -9,12 +9,14 @@
 pub mod cache;
 pub mod draw;
 mod elem;
+mod elementwise;
 mod layernorm_rows;
 mod rowwise;
 mod softmax_rows;
 mod sum_f32;
 
 pub use elem::{Elem, HostData};
+pub use elementwise::{Elementwise, ElementwiseSpec};
 pub use layernorm_rows::LayernormRows;
 pub use softmax_rows::SoftmaxRows;
 pub use sum_f32::SumF32;
@@ -70,6 +72,10 @@ pub enum BufferRole {
     Input,
     /// Written by the kernel, checked afterwards.
     Output(OutputInit),
+    /// Drawn like an input and updated in place by the kernel: restored to
+    /// its drawn values before every run, outside the timed region, and
+    /// checked afterwards.
+    InOut,
 }
 
 /// One named buffer.
@@ -288,14 +294,52 @@ pub trait Problem: Sync {
     }
 }
 
-/// The problem called `name`.
+/// The problem called `name`, among those that need nothing but their
+/// name ([`REGISTRY`]).
 pub fn lookup(name: &str) -> Option<&'static dyn Problem> {
     REGISTRY.iter().copied().find(|p| p.name() == name)
 }
 
+/// The name of the problem an author declares in the header's
+/// `[elementwise]` table.
+pub const ELEMENTWISE: &str = "elementwise";
+
 /// Names of all problems, for error messages.
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|p| p.name()).collect()
+    let mut names: Vec<&'static str> = REGISTRY.iter().map(|p| p.name()).collect();
+    names.push(ELEMENTWISE);
+    names
+}
+
+/// A problem as an example uses it: one of the [`REGISTRY`], or one made
+/// from the example's own header.
+pub enum ProblemRef {
+    /// A registered problem.
+    Registered(&'static dyn Problem),
+    /// A problem the header declares.
+    Declared(Box<dyn Problem>),
+}
+
+impl std::ops::Deref for ProblemRef {
+    type Target = dyn Problem;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            ProblemRef::Registered(p) => *p,
+            ProblemRef::Declared(p) => p.as_ref(),
+        }
+    }
+}
+
+/// The problem `decl` solves, or `None` for an unknown name (or an
+/// `elementwise` problem without its table, which validation refuses).
+pub fn resolve(decl: &crate::declaration::Declaration) -> Option<ProblemRef> {
+    if decl.problem == ELEMENTWISE {
+        return decl
+            .elementwise
+            .clone()
+            .map(|spec| ProblemRef::Declared(Box::new(Elementwise::new(spec))));
+    }
+    lookup(&decl.problem).map(ProblemRef::Registered)
 }
 
 /// `name vVERSION`, part of every key; unknown names describe themselves
@@ -303,6 +347,7 @@ pub fn names() -> Vec<&'static str> {
 pub fn describe(name: &str) -> String {
     match lookup(name) {
         Some(p) => format!("{} v{}", p.name(), p.version()),
+        None if name == ELEMENTWISE => format!("{ELEMENTWISE} v1"),
         None => format!("{name} (unknown)"),
     }
 }
@@ -326,9 +371,10 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), names.len());
-        for n in names {
-            assert_eq!(lookup(n).unwrap().name(), n);
+        for p in REGISTRY {
+            assert_eq!(lookup(p.name()).unwrap().name(), p.name());
         }
+        assert!(names.contains(&ELEMENTWISE) && lookup(ELEMENTWISE).is_none());
         assert_eq!(describe("nope"), "nope (unknown)");
     }
 }

@@ -58,7 +58,11 @@ pub fn settle(
     // record of the current code.
     let quick = settings.quick.then(|| Store::new(&settings.quick_store));
     let lookup = |id: &str, key: &str| -> Result<Outcome, StoreError> {
-        let found = Outcome::from(store.lookup(id, key)?);
+        let found = match Outcome::from(store.lookup(id, key)?) {
+            // A quick record has no place in results/: never current there.
+            Outcome::Fresh(r) if r.quick => Outcome::Stale(r),
+            other => other,
+        };
         if let (Some(quick), Outcome::Stale(_) | Outcome::Missing) = (&quick, &found)
             && let Ok(fresh @ Lookup::Fresh(_)) = quick.lookup(id, key)
         {
@@ -138,8 +142,18 @@ fn measure_chosen(
                 processes,
             } => writeln!(
                 progress,
-                "[cuda] {}: CC {}, {} SMs; measuring {count} example(s), each in {processes} processes",
-                gpu.name, gpu.compute_capability, gpu.sm_count
+                "[cuda] {}: CC {}, {} SMs; measuring {count} example(s), {}",
+                gpu.name,
+                gpu.compute_capability,
+                gpu.sm_count,
+                if settings.quick {
+                    format!(
+                        "in quick mode: each in 1 process with 1/{processes} of the budget, kept in {}",
+                        settings.shown(store.root())
+                    )
+                } else {
+                    format!("each in {processes} processes")
+                }
             ),
             Event::Measuring {
                 index,
@@ -167,7 +181,7 @@ fn measure_chosen(
                         catalog.entries[chosen[index]].place,
                         example.id,
                         store_error(settings, e),
-                        settings.shown(&settings.results)
+                        settings.shown(store.root())
                     ),
                     _ => Ok(()),
                 }

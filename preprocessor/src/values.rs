@@ -241,15 +241,19 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                 .and_then(|(record, s)| Ok((measured_text(*field, s, id)?, record)));
             match figure {
                 Ok((text, record)) => Value::Figure {
-                    text,
+                    text: format!("{text}{}", quick_mark(&[record])),
                     title: source_title(id, *size, record),
                 },
                 Err(reason) => Value::Unmeasured(reason),
             }
         }
         Directive::Ratio { a, b, size } => match (results.at(a, *size), results.at(b, *size)) {
-            (Ok((ra, sa)), Ok((_, sb))) => Value::Figure {
-                text: figures::ratio(sa.median_us / sb.median_us),
+            (Ok((ra, sa)), Ok((rb, sb))) => Value::Figure {
+                text: format!(
+                    "{}{}",
+                    figures::ratio(sa.median_us / sb.median_us),
+                    quick_mark(&[ra, rb])
+                ),
                 title: format!(
                     "time of {a} over time of {b}: {} / {}, {}",
                     figures::time_us(sa.median_us),
@@ -486,9 +490,24 @@ fn repeatability_staleness(
 fn source_title(id: &str, size: Size, record: &Record) -> String {
     let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
     format!(
-        "{id} at N = {size} on {gpu}, measured {}",
-        figures::date(&record.measured_at)
+        "{id} at N = {size} on {gpu}, measured {}{}",
+        figures::date(&record.measured_at),
+        if record.quick {
+            " in quick mode (one process, the preview's; not in results/)"
+        } else {
+            ""
+        }
     )
+}
+
+/// ` (quick)` after a figure that rests on a quick record, so the preview
+/// never passes one off as fully measured.
+fn quick_mark(records: &[&Record]) -> &'static str {
+    if records.iter().any(|r| r.quick) {
+        " (quick)"
+    } else {
+        ""
+    }
 }
 
 #[cfg(test)]

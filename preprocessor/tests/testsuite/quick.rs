@@ -86,6 +86,14 @@ fn quick_mode_measures_once_and_keeps_results_untouched() {
         "{}",
         run.stderr
     );
+    // A quick record copied into results/ is never current there.
+    let stored = strict.root().join("results/reductions/unmeasured.json");
+    std::fs::create_dir_all(stored.parent().unwrap()).unwrap();
+    std::fs::copy(&quick, &stored).unwrap();
+    let run = strict.build();
+    run.assert_failure();
+    assert!(run.stderr.contains("stale"), "{}", run.stderr);
+    std::fs::remove_file(&stored).unwrap();
     // Without quick mode the page is built from results/ alone.
     let plain = strict
         .env("CUDA_MEASURED_STRICT", "0")

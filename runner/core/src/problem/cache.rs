@@ -46,9 +46,11 @@ pub fn prepared(
 }
 
 fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> PathBuf {
+    let tag = problem.data_tag();
     dir.join(format!(
-        "{}-v{}-{}-{}x{}-{seed:x}-{}.bin",
+        "{}{}{tag}-v{}-{}-{}x{}-{seed:x}-{}.bin",
         problem.name(),
+        if tag.is_empty() { "" } else { "-" },
         problem.version(),
         i.dtype,
         i.shape.rows,
@@ -145,5 +147,27 @@ mod tests {
             prepared(Some(dir.path()), &SumF32, &flat, 7, Data::Exact),
             prepared(Some(dir.path()), &SumF32, &flat, 7, Data::Timed)
         );
+    }
+
+    // Two elementwise problems with other inputs never share a file.
+    #[test]
+    fn elementwise_problems_with_other_inputs_keep_their_own_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = |inputs: &str| -> crate::problem::ElementwiseSpec {
+            toml::from_str(&format!(
+                "inputs = {inputs}\noutput = \"out\"\nreference = \"1\"\n"
+            ))
+            .unwrap()
+        };
+        let one = crate::problem::Elementwise::new(spec("[\"x\"]"));
+        let two = crate::problem::Elementwise::new(spec("[\"a\", \"b\"]"));
+        let i = Instance {
+            shape: Shape::flat(100),
+            dtype: Elem::F32,
+        };
+        let first = prepared(Some(dir.path()), &one, &i, 7, Data::Timed);
+        let second = prepared(Some(dir.path()), &two, &i, 7, Data::Timed);
+        assert!(first.input("x").is_some());
+        assert!(second.input("a").is_some() && second.input("b").is_some());
     }
 }

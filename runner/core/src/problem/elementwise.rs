@@ -15,8 +15,11 @@
 //! numbers, the input and scalar names, and functions such as `sqrt`,
 //! `exp`, `ln`, `abs`, `sin`, `cos`, `tanh`. Buffers are float32. An
 //! output that is an input is restored to the input's values before every
-//! run (from a copy on the device, outside the timed region), so a kernel
-//! that updates in place is checked against the original inputs.
+//! cold run and every checked run (from a copy on the device, outside the
+//! timed region), so a kernel
+//! that updates in place is checked against the original inputs. (The hot
+//! figure repeats the kernel back to back with nothing in between, so an
+//! in-place kernel's hot runs work on their own output.)
 //!
 //! The check is per element: error = |y - ref| / max(|ref|, 1), an
 //! absolute error for values under 1 and a relative one above, held to
@@ -33,6 +36,9 @@ use super::{
 use exmex::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// Bumped whenever inputs or the check change; part of every key.
+pub const VERSION: u32 = 1;
 
 /// The default tolerance: 2^-20.
 pub const DEFAULT_TOLERANCE: f64 = 1.0 / (1u64 << 20) as f64;
@@ -88,8 +94,7 @@ impl ElementwiseSpec {
             if names.contains(&n.as_str()) || RESERVED.contains(&n.as_str()) {
                 return Err((
                     format!(
-                        "`{n}` is named twice, or is one of the launch variables ({}): rename it",
-                        RESERVED.join(", ")
+                        "`{n}` is named twice, or is a launch variable (n, sms, rows, cols) or a constant or function of `reference` (E, PI, sin, exp, ...): rename it"
                     ),
                     if self.inputs.contains(n) {
                         "inputs"
@@ -144,8 +149,14 @@ impl ElementwiseSpec {
     }
 }
 
-/// Names a buffer or scalar may not take: the launch variables.
-const RESERVED: &[&str] = &["n", "sms", "rows", "cols"];
+/// Names a buffer or scalar may not take: the launch variables, and the
+/// constants and functions of the reference language (an input named `E`
+/// would be read as Euler's number).
+const RESERVED: &[&str] = &[
+    "n", "sms", "rows", "cols", "E", "PI", "π", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "ln", "log", "log2", "log10", "sqrt",
+    "cbrt", "abs", "signum", "floor", "ceil", "round", "fract", "trunc", "fact",
+];
 
 /// The problem of one `[elementwise]` table.
 pub struct Elementwise {
@@ -169,7 +180,11 @@ impl Problem for Elementwise {
     }
 
     fn version(&self) -> u32 {
-        1
+        VERSION
+    }
+
+    fn data_tag(&self) -> String {
+        self.spec.inputs.join("+")
     }
 
     fn summary(&self) -> &'static str {
@@ -318,10 +333,18 @@ impl Problem for Elementwise {
 }
 
 /// A name for the life of the process: buffer and scalar names are
-/// `&'static str` in the problem interface, and a process resolves a
-/// handful of examples.
+/// `&'static str` in the problem interface. Each distinct name is leaked
+/// once and reused, so however often buffers are listed, a process keeps
+/// one copy of each name its examples use.
 fn leak(name: &str) -> &'static str {
-    Box::leak(name.to_string().into_boxed_str())
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = names.iter().find(|n| **n == name) {
+        return known;
+    }
+    let new: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(new);
+    new
 }
 
 #[cfg(test)]
@@ -393,6 +416,12 @@ mod tests {
         );
         let n = spec(&SAXPY.replace("[\"x\", \"y\"]", "[\"n\", \"y\"]"));
         assert_eq!(n.validate().unwrap_err().1, "inputs");
+        let constant = spec(&SAXPY.replace("[\"x\", \"y\"]", "[\"E\", \"y\"]"));
+        assert_eq!(
+            constant.validate().unwrap_err().1,
+            "inputs",
+            "E is Euler's number"
+        );
         let broken = spec(&SAXPY.replace("a * x + y", "a * (x + y"));
         assert_eq!(broken.validate().unwrap_err().1, "reference");
         assert!(spec(SAXPY).validate().is_ok());

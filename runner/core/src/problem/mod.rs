@@ -9,7 +9,7 @@
 pub mod cache;
 pub mod draw;
 mod elem;
-mod elementwise;
+pub mod elementwise;
 mod layernorm_rows;
 mod rowwise;
 mod softmax_rows;
@@ -282,6 +282,13 @@ pub trait Problem: Sync {
         )
     }
 
+    /// What besides its name, version, shape, element type and seed
+    /// decides its prepared data (an elementwise problem's input names);
+    /// part of the shared data's file name.
+    fn data_tag(&self) -> String {
+        String::new()
+    }
+
     /// The names of its buffers and scalars, whatever the shape.
     fn argument_names(&self) -> Vec<&'static str> {
         let probe = Instance {
@@ -347,7 +354,7 @@ pub fn resolve(decl: &crate::declaration::Declaration) -> Option<ProblemRef> {
 pub fn describe(name: &str) -> String {
     match lookup(name) {
         Some(p) => format!("{} v{}", p.name(), p.version()),
-        None if name == ELEMENTWISE => format!("{ELEMENTWISE} v1"),
+        None if name == ELEMENTWISE => format!("{ELEMENTWISE} v{}", elementwise::VERSION),
         None => format!("{name} (unknown)"),
     }
 }

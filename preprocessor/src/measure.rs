@@ -86,10 +86,13 @@ pub fn settle(
             .collect(),
         ..Settled::default()
     };
-    let chosen: Vec<usize> = (0..catalog.entries.len())
+    let mut chosen: Vec<usize> = (0..catalog.entries.len())
         .filter(|&i| catalog.entries[i].repeat_of.is_none())
         .filter(|&i| wants_measuring(settings.mode, &settled.outcomes[i]))
         .collect();
+    if !chosen.is_empty() && settings.mode != Mode::Force {
+        keep_other_gpus_records(catalog, &store, bench, &mut chosen, &mut settled);
+    }
     if !chosen.is_empty() {
         measure_chosen(
             catalog,
@@ -107,6 +110,36 @@ pub fn settle(
         }
     }
     Ok(settled)
+}
+
+/// On a GPU model other than the book's target, the records that GPU
+/// already has for the current code (kept under `results/gpus/<model>/`)
+/// are shown instead of measuring again; `chosen` keeps the rest.
+fn keep_other_gpus_records(
+    catalog: &Catalog,
+    store: &Store,
+    bench: &mut dyn Bench,
+    chosen: &mut Vec<usize>,
+    settled: &mut Settled,
+) {
+    let Some(gpu) = bench.probe() else {
+        return;
+    };
+    if gpu.name == cuda_measured_core::limits::KnownGpu::target().name {
+        return;
+    }
+    chosen.retain(|&index| {
+        let Ok(r) = &catalog.entries[index].resolved else {
+            return true;
+        };
+        match store.read_on(&gpu.name, &r.example.id) {
+            Ok(Some(record)) if record.key == r.key && !record.quick => {
+                settled.outcomes[index] = Outcome::Fresh(record);
+                false
+            }
+            _ => true,
+        }
+    });
 }
 
 /// Measures the `chosen` entries through the one measuring loop
@@ -278,7 +311,8 @@ mod tests {
 
     impl Bench for FakeBench {
         fn probe(&mut self) -> Option<GpuFacts> {
-            self.probes += 1;
+            // Asks "the GPU" once, as IsolatedBench does.
+            self.probes = 1;
             self.gpu.clone()
         }
 
@@ -290,6 +324,9 @@ mod tests {
             let mut r = record(self.status, example.declaration.expect);
             r.example = example.id.clone();
             r.key = key.to_string();
+            if self.gpu.is_some() {
+                r.gpu = self.gpu.clone();
+            }
             r
         }
 
@@ -351,6 +388,52 @@ mod tests {
                 Outcome::Broken(_) => "broken",
             })
             .collect()
+    }
+
+    // On another GPU model, what it measures is kept beside the target's
+    // records, and the next build shows it instead of measuring again; the
+    // target's records are never touched.
+    #[test]
+    fn another_gpu_measures_once_and_keeps_its_records_apart() {
+        let (_dir, settings, catalog) = book(Mode::Auto);
+        let mut other = bench(true);
+        other.gpu.as_mut().unwrap().name = "NVIDIA H100 PCIe".into();
+        let run = |fake: &mut FakeBench| {
+            settle(
+                &catalog,
+                &settings,
+                &Compiled::default(),
+                fake,
+                &mut Vec::new(),
+            )
+            .unwrap()
+        };
+        let first = run(&mut other);
+        assert_eq!(other.measured, ["b", "c"]);
+        assert_eq!(kinds(&first), ["fresh", "fresh", "fresh", "broken"]);
+        assert!(
+            settings
+                .results
+                .join("gpus/nvidia-h100-pcie/c.json")
+                .is_file()
+        );
+        let key_c = &catalog.entries[2].resolved.as_ref().unwrap().key;
+        assert!(matches!(
+            Store::new(&settings.results).lookup("c", key_c).unwrap(),
+            cuda_measured_core::store::Lookup::Missing
+        ));
+        other.measured.clear();
+        let second = run(&mut other);
+        assert!(
+            other.measured.is_empty(),
+            "measured again: {:?}",
+            other.measured
+        );
+        assert_eq!(kinds(&second), ["fresh", "fresh", "fresh", "broken"]);
+        let Outcome::Fresh(c) = &second.outcomes[2] else {
+            unreachable!()
+        };
+        assert_eq!(c.gpu.as_ref().unwrap().name, "NVIDIA H100 PCIe");
     }
 
     // Frozen never asks for a GPU; the store alone decides each state.

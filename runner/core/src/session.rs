@@ -16,8 +16,10 @@ use std::time::{Duration, Instant};
 /// Where measurements come from: the real GPU through `cuda-runner`
 /// children ([`IsolatedBench`]), or a stand-in in tests.
 pub trait Bench {
-    /// The usable GPU, if any. Called once per session, and only when
-    /// something needs measuring.
+    /// The usable GPU, if any. Called only when something needs
+    /// measuring, possibly more than once in a session (the book asks
+    /// before choosing what to measure, then the session asks): a bench
+    /// asks the GPU once and answers again from that.
     fn probe(&mut self) -> Option<GpuFacts>;
     /// Measures one example; every way it can end is a record.
     fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record;
@@ -55,6 +57,9 @@ impl IsolatedBench {
 
 impl Bench for IsolatedBench {
     fn probe(&mut self) -> Option<GpuFacts> {
+        if self.probed.is_some() {
+            return self.probed.clone();
+        }
         self.probed = isolate::probe_gpu(&self.runner);
         if self.probed.is_some() && self.data.is_none() {
             // Without the folder every process prepares its own data.

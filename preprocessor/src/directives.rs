@@ -133,6 +133,15 @@ pub enum Directive {
         /// Figure.
         field: CeilingField,
     },
+    /// `{{#profile ID METRIC SIZE}}`.
+    Profile {
+        /// Example id.
+        id: String,
+        /// Nsight Compute metric, by its full name.
+        metric: String,
+        /// Size profiled.
+        size: Size,
+    },
     /// `{{#gpu}}`.
     Gpu,
     /// `{{#peers PROBLEM}}`.
@@ -153,7 +162,7 @@ impl Directive {
             Directive::Measured { id, .. } => vec![id.as_str()],
             Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],
             Directive::Ladder { ids, .. } => ids.iter().map(String::as_str).collect(),
-            Directive::Ceiling { id, .. } => vec![id.as_str()],
+            Directive::Ceiling { id, .. } | Directive::Profile { id, .. } => vec![id.as_str()],
             // The compared example is named in the stored file, not here.
             Directive::Gpu | Directive::Peers { .. } | Directive::Repeatability => Vec::new(),
             // Every example, none by name.
@@ -180,8 +189,8 @@ pub struct Found {
 /// a name starting with one of these that is not exactly one of ours is a
 /// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
 /// So is a name one or two letters from ours (`mesured`, `cieling`).
-const OWNED_PREFIXES: [&str; 8] = [
-    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu",
+const OWNED_PREFIXES: [&str; 9] = [
+    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil",
 ];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -264,6 +273,29 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
             "ceiling ID FIELD",
             "FIELD is read, copy or floor, e.g. {{#ceiling reductions/stride read}}",
         )),
+        ("profile", [id, metric, n]) => Ok(Directive::Profile {
+            id: id.to_string(),
+            metric: cuda_measured_core::profile::metric_named(metric).ok_or_else(|| {
+                let names: Vec<&str> = cuda_measured_core::profile::METRICS
+                    .iter()
+                    .map(|(short, _)| *short)
+                    .collect();
+                message(
+                    &format!("`{metric}` is not a profiler metric"),
+                    metric,
+                    names.iter().copied(),
+                    &format!(
+                        "use {} or a full Nsight Compute metric name",
+                        names.join(", ")
+                    ),
+                )
+            })?,
+            size: size(n)?,
+        }),
+        ("profile", _) => Err(usage(
+            "profile ID METRIC SIZE",
+            "METRIC is dram, sm, memory, occupancy, instructions, bank_conflicts, registers, time or a full Nsight Compute metric name, e.g. {{#profile reductions/stride dram 2^28}}",
+        )),
         ("gpu", []) => Ok(Directive::Gpu),
         ("gpu", _) => Err(usage("gpu", "it takes no arguments")),
         ("peers", [problem]) if is_problem_name(problem) => Ok(Directive::Peers {
@@ -310,11 +342,12 @@ fn known_names() -> impl Iterator<Item = &'static str> {
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 8] = [
+const KNOWN: [&str; 9] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
     "{{#ceiling ID FIELD}}",
+    "{{#profile ID METRIC SIZE}}",
     "{{#gpu}}",
     "{{#peers PROBLEM}}",
     "{{#repeatability}}",

@@ -5,7 +5,7 @@
 //! by the directives that show them; a file that is absent or unreadable
 //! is a reason, worded for the build log, not an error of the build.
 
-use cuda_measured_core::{peers, repeatability};
+use cuda_measured_core::{peers, profile, repeatability};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +31,11 @@ impl StoredReports {
     /// The comparison of `problem` with its peers, or why there is none.
     pub fn peers(&self, problem: &str) -> Result<peers::Report, String> {
         self.load(&format!("peers/{problem}.json"))
+    }
+
+    /// The Nsight Compute profile of example `id`, or why there is none.
+    pub fn profile(&self, id: &str) -> Result<profile::Profile, String> {
+        self.load(&format!("profile/{id}.json"))
     }
 
     /// The repeatability report, or why there is none.

@@ -303,6 +303,7 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             }
             Err(reason) => Value::Unmeasured(reason),
         },
+        Directive::Profile { id, metric, size } => profile_figure(id, metric, *size, results),
         Directive::Repeatability => match results.stored.repeatability() {
             Ok(report) => {
                 let stale = repeatability_staleness(&report, results);
@@ -384,6 +385,12 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
             .stored
             .peers(problem)
             .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
+        // A profile not collected yet, or collected for earlier code, waits
+        // for the GPU machine's profiling run.
+        Directive::Profile { id, .. } => match results.stored.profile(id) {
+            Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
+            Err(_) => results.current(id).is_some(),
+        },
         Directive::Repeatability => results.stored.repeatability().is_ok_and(|report| {
             report.method_version == cuda_measured_core::METHOD_VERSION
                 && report
@@ -500,6 +507,68 @@ fn source_title(id: &str, size: Size, record: &Record) -> String {
     )
 }
 
+/// A `{{#profile}}` figure: `metric` of the example's kernels in its
+/// stored profile, when the profile is current and of `size`.
+fn profile_figure(id: &str, metric: &str, size: Size, results: &Results<'_>) -> Value {
+    let Some((key, _)) = results.current(id) else {
+        return Value::Unmeasured(format!("`{id}` is not an example of this book"));
+    };
+    let file = results.stored.shown(&format!("profile/{id}.json"));
+    let profile = match results.stored.profile(id) {
+        Ok(p) => p,
+        Err(reason) => {
+            return Value::Unmeasured(format!("no profile of `{id}` was collected ({reason})"));
+        }
+    };
+    if profile.key != key {
+        return Value::Unmeasured(format!(
+            "{file} was profiled for an earlier version of `{id}`; profile it again on a GPU machine"
+        ));
+    }
+    if profile.n != size {
+        return Value::Unmeasured(format!(
+            "`{id}` was profiled at N = {}, not {size}",
+            profile.n
+        ));
+    }
+    let values = profile.values(metric);
+    if values.is_empty() {
+        return Value::Unmeasured(format!(
+            "{file} has no `{metric}`: Nsight Compute did not collect it"
+        ));
+    }
+    let text = if let [(_, m)] = values.as_slice() {
+        cuda_measured_core::profile::shown(m)
+    } else {
+        values
+            .iter()
+            .map(|(kernel, m)| {
+                format!(
+                    "{} {}",
+                    short_kernel(kernel),
+                    cuda_measured_core::profile::shown(m)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Value::Figure {
+        text,
+        title: format!(
+            "{metric} of {id} at N = {size}, Nsight Compute ({}, clocks not locked) on {}, {}",
+            profile.tool,
+            profile.gpu,
+            figures::date(&profile.measured_at)
+        ),
+    }
+}
+
+/// A kernel's name without its parameter list: `reduce_fast` for
+/// `reduce_fast(const float *, float *, unsigned int)`.
+fn short_kernel(name: &str) -> &str {
+    name.split('(').next().unwrap_or(name).trim()
+}
+
 /// ` (quick)` after a figure that rests on a quick record, so the preview
 /// never passes one off as fully measured.
 fn quick_mark(records: &[&Record]) -> &'static str {
@@ -587,6 +656,61 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, report.to_string()).unwrap();
         }
+    }
+
+    impl Book {
+        /// Stores a profile of `id` measured with `key` at 2^28.
+        fn store_profile(&self, id: &str, key: &str) {
+            let profile = serde_json::json!({
+                "schema": 1, "example": id, "key": key, "n": 268435456,
+                "gpu": "NVIDIA H200", "tool": "ncu 2025.3", "measured_at": "2026-12-01T00:00:00Z",
+                "kernels": [{"name": "tree(const float *, float *, unsigned int)",
+                    "block": "(256, 1, 1)", "grid": "(1024, 1, 1)",
+                    "metrics": {"dram__throughput.avg.pct_of_peak_sustained_elapsed":
+                        {"unit": "%", "value": 96.94}}}]
+            });
+            let path = self.dir.path().join(format!("results/profile/{id}.json"));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, profile.to_string()).unwrap();
+        }
+    }
+
+    // A current profile gives its counter; one of earlier code, of another
+    // size, without the counter or not collected says so, and waits for
+    // the GPU machine in an author's build.
+    #[test]
+    fn profiles_are_figures_only_when_current() {
+        let book = Book::new();
+        let profile = |metric: &str, size: u64| Directive::Profile {
+            id: "fast".into(),
+            metric: metric.into(),
+            size: Size(size),
+        };
+        let dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+        let unmeasured = |d: &Directive| match evaluate(d, &book.results()) {
+            Value::Unmeasured(why) => why,
+            other => panic!("not unmeasured: {other:?}"),
+        };
+        assert!(unmeasured(&profile(dram, 1 << 28)).starts_with("no profile of `fast`"));
+        assert!(report_awaits_measuring(
+            &profile(dram, 1 << 28),
+            &book.results()
+        ));
+        book.store_profile("fast", "earlier");
+        assert!(unmeasured(&profile(dram, 1 << 28)).contains("earlier version of `fast`"));
+        book.store_profile("fast", &book.key_of("fast"));
+        assert_eq!(
+            text_of(evaluate(&profile(dram, 1 << 28), &book.results())),
+            "96.9%"
+        );
+        assert!(!report_awaits_measuring(
+            &profile(dram, 1 << 28),
+            &book.results()
+        ));
+        assert!(unmeasured(&profile(dram, 1 << 20)).contains("profiled at N = 2^28"));
+        assert!(
+            unmeasured(&profile("smsp__inst_executed.sum", 1 << 28)).contains("did not collect")
+        );
     }
 
     fn text_of(value: Value) -> String {

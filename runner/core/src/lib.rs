@@ -45,6 +45,7 @@ pub mod peers;
 pub mod plan_check;
 pub mod pool;
 pub mod problem;
+pub mod profile;
 pub mod ptx;
 pub mod record;
 pub mod repeatability;

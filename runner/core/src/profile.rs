@@ -1,0 +1,303 @@
+//! Profiler evidence: Nsight Compute's counters for one run of an example,
+//! stored beside its record as `results/profile/<example id>.json` and shown
+//! by `{{#profile ID METRIC SIZE}}`. A profile is current while its `key`
+//! equals the example's key, as a record is.
+//!
+//! Nsight Compute is run with `--clock-control none` (the clocks the timings
+//! ran at) and `--csv --metrics ...`; [`parse_ncu_csv`] reads that output,
+//! skipping what the profiled program and the tool print around it.
+
+use crate::size::Size;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the profile format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The counters the book collects for every example, by short name (as
+/// directives write them) and Nsight Compute metric.
+pub const METRICS: &[(&str, &str)] = &[
+    ("time", "gpu__time_duration.sum"),
+    ("sm", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("dram", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+    (
+        "memory",
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    ),
+    (
+        "occupancy",
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+    ),
+    ("instructions", "smsp__inst_executed.sum"),
+    (
+        "bank_conflicts",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    ),
+    ("dram_read", "dram__bytes_read.sum"),
+    ("dram_write", "dram__bytes_write.sum"),
+    ("registers", "launch__registers_per_thread"),
+];
+
+/// The Nsight Compute metric a directive's word names: a short name of
+/// [`METRICS`], or a full metric name as Nsight Compute writes it.
+pub fn metric_named(word: &str) -> Option<String> {
+    if let Some((_, full)) = METRICS.iter().find(|(short, _)| *short == word) {
+        return Some(full.to_string());
+    }
+    let full = word.contains("__")
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    full.then(|| word.to_string())
+}
+
+/// One counter's value with Nsight Compute's unit (`%`, `byte`, `ns`,
+/// `inst`, or empty).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    /// Unit as Nsight Compute names it.
+    pub unit: String,
+    /// Value.
+    #[serde(with = "crate::nonfinite")]
+    pub value: f64,
+}
+
+/// The counters of one kernel launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelProfile {
+    /// The kernel's name as Nsight Compute reports it.
+    pub name: String,
+    /// Block and grid as Nsight Compute reports them: `(1024, 1, 1)`.
+    pub block: String,
+    /// Grid.
+    pub grid: String,
+    /// Counters by full metric name.
+    pub metrics: BTreeMap<String, Metric>,
+}
+
+/// The profile of one example at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Format version ([`SCHEMA_VERSION`]).
+    pub schema: u32,
+    /// Example id.
+    pub example: String,
+    /// The example's key when profiled.
+    pub key: String,
+    /// The size profiled (the row length for a row-wise problem).
+    pub n: Size,
+    /// The GPU's name.
+    pub gpu: String,
+    /// The profiler and its version (`ncu 2025.3.1`).
+    pub tool: String,
+    /// When (RFC 3339).
+    pub measured_at: String,
+    /// The example's launches, in order.
+    pub kernels: Vec<KernelProfile>,
+}
+
+impl Profile {
+    /// `metric` of every kernel that has it, as (kernel name, value).
+    pub fn values(&self, metric: &str) -> Vec<(&str, &Metric)> {
+        self.kernels
+            .iter()
+            .filter_map(|k| k.metrics.get(metric).map(|m| (k.name.as_str(), m)))
+            .collect()
+    }
+}
+
+/// Why Nsight Compute's output cannot be read.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ParseError {
+    /// No CSV header (`"ID","Process ID",...`) in the output.
+    #[error("no Nsight Compute CSV in the output (was it run with --csv?)")]
+    NoTable,
+    /// The table lacks a column the reader needs.
+    #[error("the Nsight Compute CSV has no `{0}` column")]
+    MissingColumn(&'static str),
+    /// A row does not parse.
+    #[error("row {row} of the Nsight Compute CSV: {message}")]
+    Row {
+        /// 1-based row after the header.
+        row: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The kernels of `ncu --csv --metrics ...` output, in launch order, each
+/// with its counters. Lines before the CSV header (the tool's `==PROF==`
+/// lines, the program's own output) are skipped. Values lose Nsight
+/// Compute's thousands separators (`13,046,272`).
+pub fn parse_ncu_csv(output: &str) -> Result<Vec<KernelProfile>, ParseError> {
+    let start = output
+        .find("\"ID\",")
+        .filter(|&i| i == 0 || output.as_bytes()[i - 1] == b'\n')
+        .ok_or(ParseError::NoTable)?;
+    let table: String = output[start..]
+        .lines()
+        .filter(|l| l.starts_with('"'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut reader = csv::Reader::from_reader(table.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| ParseError::Row {
+            row: 0,
+            message: e.to_string(),
+        })?
+        .clone();
+    let column = |name: &'static str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or(ParseError::MissingColumn(name))
+    };
+    let (id, kernel, block, grid) = (
+        column("ID")?,
+        column("Kernel Name")?,
+        column("Block Size")?,
+        column("Grid Size")?,
+    );
+    let (metric, unit, value) = (
+        column("Metric Name")?,
+        column("Metric Unit")?,
+        column("Metric Value")?,
+    );
+    let mut kernels: Vec<(String, KernelProfile)> = Vec::new();
+    for (row, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| ParseError::Row {
+            row: row + 1,
+            message: e.to_string(),
+        })?;
+        let field = |i: usize| record.get(i).unwrap_or_default();
+        let number: f64 = field(value)
+            .replace(',', "")
+            .parse()
+            .map_err(|_| ParseError::Row {
+                row: row + 1,
+                message: format!("`{}` is not a number", field(value)),
+            })?;
+        let launch = field(id).to_string();
+        if kernels.last().is_none_or(|(l, _)| *l != launch) {
+            kernels.push((
+                launch,
+                KernelProfile {
+                    name: field(kernel).to_string(),
+                    block: field(block).to_string(),
+                    grid: field(grid).to_string(),
+                    metrics: BTreeMap::new(),
+                },
+            ));
+        }
+        let (_, k) = kernels.last_mut().expect("pushed above");
+        k.metrics.insert(
+            field(metric).to_string(),
+            Metric {
+                unit: field(unit).to_string(),
+                value: number,
+            },
+        );
+    }
+    Ok(kernels.into_iter().map(|(_, k)| k).collect())
+}
+
+/// A counter as a page shows it: `96.9%`, `921.6 µs`, `1.07 GB`,
+/// `134,217,728 inst`.
+pub fn shown(m: &Metric) -> String {
+    match m.unit.as_str() {
+        "%" => format!("{:.1}%", m.value),
+        "ns" if m.value >= 1000.0 => format!("{:.1} µs", m.value / 1000.0),
+        "ns" => format!("{:.0} ns", m.value),
+        "byte" if m.value >= 1e9 => format!("{:.2} GB", m.value / 1e9),
+        "byte" if m.value >= 1e6 => format!("{:.1} MB", m.value / 1e6),
+        unit => {
+            let whole = m.value.round() as u64;
+            let digits = whole.to_string();
+            let mut grouped = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                    grouped.push(',');
+                }
+                grouped.push(c);
+            }
+            if (m.value - whole as f64).abs() > 1e-9 {
+                grouped = format!("{:.2}", m.value);
+            }
+            if unit.is_empty() {
+                grouped
+            } else {
+                format!("{grouped} {unit}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The CSV of a real Nsight Compute run (session 5, fast_reduce and
+    // cupy.sum at 2^30 on an H200, with the program's own output and the
+    // tool's notes around it) reads kernel by kernel.
+    #[test]
+    fn a_real_ncu_csv_reads_kernel_by_kernel() {
+        let text = include_str!("../../../bench/tuning/session5/ncu-2p30.csv");
+        let kernels = parse_ncu_csv(text).unwrap();
+        let fast: Vec<&KernelProfile> = kernels
+            .iter()
+            .filter(|k| k.name.contains("reduce_fast"))
+            .collect();
+        assert_eq!(
+            fast.len(),
+            1,
+            "{:?}",
+            kernels.iter().map(|k| &k.name).collect::<Vec<_>>()
+        );
+        let dram = &fast[0].metrics["dram__throughput.avg.pct_of_peak_sustained_elapsed"];
+        assert_eq!(dram.unit, "%");
+        assert!(dram.value > 90.0 && dram.value <= 100.0, "{dram:?}");
+        let curand = &kernels[0].metrics["dram__bytes_read.sum"];
+        assert_eq!(
+            curand.value, 13_046_272.0,
+            "thousands separators are dropped"
+        );
+    }
+
+    // Without a table, the message says what to run.
+    #[test]
+    fn output_without_a_table_is_an_error() {
+        assert_eq!(
+            parse_ncu_csv("==PROF== Disconnected\n"),
+            Err(ParseError::NoTable)
+        );
+    }
+
+    // Short names and full metric names are accepted; other words not.
+    #[test]
+    fn metric_words() {
+        assert_eq!(
+            metric_named("dram").as_deref(),
+            Some("dram__throughput.avg.pct_of_peak_sustained_elapsed")
+        );
+        assert_eq!(
+            metric_named("smsp__inst_executed.sum").as_deref(),
+            Some("smsp__inst_executed.sum")
+        );
+        assert_eq!(metric_named("bandwidth"), None);
+    }
+
+    // Values read as pages show them.
+    #[test]
+    fn values_are_shown_with_their_units() {
+        let m = |unit: &str, value: f64| Metric {
+            unit: unit.into(),
+            value,
+        };
+        assert_eq!(shown(&m("%", 96.94)), "96.9%");
+        assert_eq!(shown(&m("ns", 921_632.0)), "921.6 µs");
+        assert_eq!(shown(&m("inst", 134_217_728.0)), "134,217,728 inst");
+        assert_eq!(shown(&m("", 30.0)), "30");
+        assert_eq!(shown(&m("byte", 1_073_741_824.0)), "1.07 GB");
+    }
+}

@@ -744,3 +744,46 @@ fn fill(
         }
     }
 }
+
+/// Runs `example`'s launches once at declared size `n` on inputs of the
+/// kind timed runs get, and waits for them: what `cuda-runner profile`
+/// runs under Nsight Compute. Returns the GPU's name.
+pub fn launch_once(example: &Example, n: u64) -> anyhow::Result<String> {
+    use anyhow::Context;
+    let decl = &example.declaration;
+    let problem = problem::resolve(decl).context("the example's problem is unknown")?;
+    let (ctx, facts) = device::open().context("no usable GPU")?;
+    let arch = device::arch_of(&facts);
+    let compiled = crate::compile::compile(example, &arch)
+        .map_err(|e| anyhow::anyhow!("the example does not compile: {e}"))?;
+    let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))?;
+    let mut functions = BTreeMap::new();
+    for spec in &decl.launches {
+        if !functions.contains_key(&spec.kernel) {
+            functions.insert(spec.kernel.clone(), module.load_function(&spec.kernel)?);
+        }
+    }
+    let shape = launch_plan::shape(decl, n).map_err(|e| anyhow::anyhow!(e.at(example)))?;
+    let plan = launch_plan::resolve_shape(decl, shape, facts.sm_count)
+        .map_err(|e| anyhow::anyhow!(e.at(example)))?;
+    for l in &plan.launches {
+        let static_shared = kernel_needs(&functions[&l.kernel]).static_shared;
+        if l.shared + static_shared > limits::DEFAULT_SHARED_BYTES {
+            functions[&l.kernel].set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                l.shared as i32,
+            )?;
+        }
+    }
+    let stream = ctx.default_stream();
+    let prepared = problem.prepare(&plan.instance, INPUT_SEED, Data::Timed);
+    let buffers = Buffers::allocate(&*problem, &plan, prepared, &stream)?;
+    let bindings = binding::bind(example, &*problem, &plan).map_err(anyhow::Error::msg)?;
+    let args = buffers
+        .args(&bindings, &stream)
+        .map_err(anyhow::Error::msg)?;
+    buffers.reset(&stream, false)?;
+    launch_all(&stream, &functions, &plan.launches, &args)?;
+    stream.synchronize()?;
+    Ok(facts.name)
+}

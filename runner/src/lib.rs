@@ -16,6 +16,6 @@ pub mod measure;
 pub use cuda_measured_core::{
     METHOD_VERSION, binding, child, compile_job, compile_judge, declaration, diagnostics, example,
     figures, header_lines, include_scan, isolate, key, launch_plan, lifetime, limits, method,
-    nonfinite, peers, plan_check, pool, problem, ptx, record, repeatability, report, session,
-    signature, size, source, store, template,
+    nonfinite, peers, plan_check, pool, problem, profile, ptx, record, repeatability, report,
+    session, signature, size, source, store, template,
 };

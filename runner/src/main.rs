@@ -111,6 +111,34 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Profile one example with Nsight Compute at one size (its launches
+    /// run once, clocks not locked) and write its counters to
+    /// results/profile/<id>.json, where `{{#profile}}` reads them.
+    Profile {
+        /// The example's `.cu` file.
+        path: PathBuf,
+        /// The size to profile (`2^24`; the row length for a row-wise
+        /// problem).
+        #[arg(long)]
+        size: String,
+        /// Where the profile goes (default: the book's
+        /// results/profile/<id>.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The Nsight Compute executable.
+        #[arg(long, default_value = "ncu")]
+        ncu: PathBuf,
+    },
+    /// The entry `profile` runs under Nsight Compute: the example's
+    /// launches once at one size.
+    #[command(hide = true)]
+    LaunchOnce {
+        /// The example's `.cu` file.
+        path: PathBuf,
+        /// The size.
+        #[arg(long)]
+        size: String,
+    },
 }
 
 fn main() -> Result<()> {
@@ -128,6 +156,19 @@ fn main() -> Result<()> {
         } => new_example(&target, &problem, &kernels),
         Command::Device { json } => device_facts(json),
         Command::Measure { job, out } => measure(&job, &out),
+        Command::Profile {
+            path,
+            size,
+            out,
+            ncu,
+        } => profile(&path, &size, out.as_deref(), &ncu),
+        Command::LaunchOnce { path, size } => {
+            let example = one_example(&path)?;
+            let gpu = execute::launch_once(&example, parse_size(&size)?.0)?;
+            // Read back by `profile` from Nsight Compute's output.
+            println!("{GPU_LINE}{gpu}");
+            Ok(())
+        }
         Command::Compile { job, arch } => compile_job(&job, &arch),
         Command::Peers {
             problem,
@@ -357,8 +398,129 @@ fn measure(job: &Path, out: &Path) -> Result<()> {
         .with_context(|| format!("writing {}", out.display()))
 }
 
+/// How `launch-once` names the GPU it ran on, on a line of its own.
+const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
+
+fn parse_size(text: &str) -> Result<cuda_runner::size::Size> {
+    text.parse()
+        .map_err(|e| anyhow::anyhow!("--size {text}: {e}"))
+}
+
+/// The one example of the `.cu` file at `path`.
+fn one_example(path: &Path) -> Result<Example> {
+    let mut examples = load_examples(&[path.to_path_buf()])?;
+    if examples.len() != 1 {
+        bail!(
+            "{} holds {} examples, not one",
+            path.display(),
+            examples.len()
+        );
+    }
+    Ok(examples.remove(0))
+}
+
+/// Runs the example's launches once under Nsight Compute and stores the
+/// counters of [`cuda_runner::profile::METRICS`].
+fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()> {
+    use cuda_runner::profile::{self, Profile};
+    let example = one_example(path)?;
+    let n = parse_size(size)?;
+    let key = key::example_key(&example);
+    let version = std::process::Command::new(ncu)
+        .arg("--version")
+        .output()
+        .with_context(|| {
+            format!(
+                "running {} --version: is Nsight Compute installed?",
+                ncu.display()
+            )
+        })?;
+    let tool = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .last()
+        .unwrap_or("ncu")
+        .trim()
+        .to_string();
+    let metrics: Vec<&str> = profile::METRICS.iter().map(|(_, full)| *full).collect();
+    let run = std::process::Command::new(ncu)
+        .args(["--clock-control", "none", "--csv", "--metrics"])
+        .arg(metrics.join(","))
+        .arg(std::env::current_exe()?)
+        .arg("launch-once")
+        .arg(path)
+        .args(["--size", size])
+        .output()
+        .with_context(|| format!("running {}", ncu.display()))?;
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    if !run.status.success() {
+        bail!(
+            "{} failed ({}): {}{}",
+            ncu.display(),
+            run.status,
+            String::from_utf8_lossy(&run.stderr),
+            stdout
+        );
+    }
+    let gpu = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(GPU_LINE))
+        .context("the profiled run did not say which GPU it ran on")?
+        .trim()
+        .to_string();
+    let kernels = profile::parse_ncu_csv(&stdout)?;
+    if kernels.is_empty() {
+        bail!(
+            "Nsight Compute profiled no kernel of {}: {stdout}",
+            example.id
+        );
+    }
+    let record = Profile {
+        schema: profile::SCHEMA_VERSION,
+        example: example.id.clone(),
+        key,
+        n,
+        gpu,
+        tool,
+        measured_at: cuda_runner::record::now_rfc3339(),
+        kernels,
+    };
+    let out = match out {
+        Some(p) => p.to_path_buf(),
+        None => book_of(&path.canonicalize()?)
+            .0
+            .join("results/profile")
+            .join(format!("{}.json", example.id)),
+    };
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(out.parent().unwrap_or(Path::new(".")))?;
+    std::io::Write::write_all(&mut tmp, serde_json::to_string_pretty(&record)?.as_bytes())?;
+    tmp.persist(&out)?;
+    println!(
+        "profiled {} at N = {n}: {} kernel(s) -> {}",
+        example.id,
+        record.kernels.len(),
+        out.display()
+    );
+    Ok(())
+}
+
 /// Resolves `.cu` files (and folders of them) into examples. The book root
 /// is the folder above the nearest `kernels/` ancestor.
+/// The book root and kernels folder of the absolute path `abs`: the
+/// nearest `kernels/` above it and that folder's parent (the file's own
+/// folder when there is no `kernels/`).
+fn book_of(abs: &Path) -> (PathBuf, PathBuf) {
+    let kernels = abs
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "kernels"))
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| abs.parent().expect("a file has a parent").to_path_buf());
+    let root = kernels.parent().unwrap_or(&kernels).to_path_buf();
+    (root, kernels)
+}
+
 fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
     let mut files = Vec::new();
     for p in paths {
@@ -373,12 +535,7 @@ fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
         let abs = file
             .canonicalize()
             .with_context(|| format!("{}", file.display()))?;
-        let kernels = abs
-            .ancestors()
-            .find(|a| a.file_name().is_some_and(|n| n == "kernels"))
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| abs.parent().expect("a file has a parent").to_path_buf());
-        let root = kernels.parent().unwrap_or(&kernels).to_path_buf();
+        let (root, kernels) = book_of(&abs);
         let rel = abs
             .strip_prefix(&kernels)
             .expect("under kernels")

@@ -8,19 +8,22 @@
 #   3. the peers of every problem in bench/peers/peers.toml (CUB, torch,
 #      cupy for sum_f32; torch and torch.compile for the row problems), each
 #      by the harness its entry names, timed right after and combined with
-#      the book kernel it names into results/peers/<problem>.json.
+#      the book kernel it names into results/peers/<problem>.json;
+#   4. every example meant to pass (or to be wrong) profiled by Nsight
+#      Compute at its largest declared size into results/profile/<id>.json
+#      (`cuda-runner profile`, read by {{#profile}}).
 # Needs dist/bin (scripts/bundle) or cargo.
-# Usage: bench/gpu-session.sh OUTDIR [all|book|peers]
+# Usage: bench/gpu-session.sh OUTDIR [all|book|peers|profile]
 # `book` is step 1 with the auto-mode checks, `peers` steps 2 and 3 with the
-# profile (it needs the book's current fast_reduce record): two calls of a
-# device with a per-call time limit. OUTDIR receives one file,
+# fast_reduce counters at 2^30 (it needs the book's current fast_reduce
+# record), `profile` step 4: calls of a device with a per-call time limit. OUTDIR receives one file,
 # session-STAGE.tar.gz: results/, the fixture's results/ and the logs under
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="${1:?usage: $0 OUTDIR [all|book|peers]}"
 stage="${2:-all}"
-case $stage in all | book | peers) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
+case $stage in all | book | peers | profile) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -31,7 +34,7 @@ export PATH="$bin:$PATH"
 start=$(date +%s)
 stamp() { echo "[session $(( $(date +%s) - start )) s] $*"; }
 
-if [[ $stage != peers ]]; then
+if [[ $stage == all || $stage == book ]]; then
 stamp "book, first full measuring run"
 CUDA_MEASURED_SAMPLES_DIR="$out/samples-run1" CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run1.log" | grep -E "^\[cuda\]" || true
 run1=$(mktemp -d)
@@ -56,7 +59,7 @@ cp "$run1/stride_tree.cu.orig" kernels/reductions/stride_tree.cu
 cp "$run1/stride_tree.json.orig" results/reductions/stride_tree.json
 fi
 
-if [[ $stage != book ]]; then
+if [[ $stage == all || $stage == peers ]]; then
 stamp "planted-failure fixture book"
 (cd preprocessor/tests/fixtures/planted && CUDA_MEASURED_MODE=force mdbook build --dest-dir "$(mktemp -d)") 2>&1 | tee "$out/planted.log" | grep -E "^\[cuda\]" || true
 
@@ -116,6 +119,35 @@ while read -r problem ours harness; do
     tail -16 "$out/peers-$problem.log"
 done
 
+fi
+
+if [[ $stage == all || $stage == profile ]]; then
+# Every example of the book that is meant to pass, profiled by Nsight
+# Compute at its largest declared size into results/profile/<id>.json,
+# where {{#profile}} reads it (cuda-runner profile; a failure is logged and
+# the next example profiled).
+stamp "profiles of the book's examples (Nsight Compute, clocks not locked)"
+python3 - <<'PY' > "$out/profile-list.txt"
+import pathlib, re, tomllib
+sizes = lambda s: int(eval(s.replace("^", "**"))) if isinstance(s, str) else int(s)
+for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
+    text = path.read_text()
+    m = re.search(r"/\*\+\+\+\n(.*?)\n\+\+\+\*/", text, re.S)
+    if not m:
+        continue
+    header = tomllib.loads(m.group(1))
+    if header.get("expect", "pass") not in ("pass", "wrong"):
+        continue
+    largest = max(header["sizes"], key=sizes)
+    print(path, largest)
+PY
+while read -r file size; do
+    cuda-runner profile "$file" --size "$size" >> "$out/profile.log" 2>&1 || echo "profile $file at $size failed, see profile.log"
+done < "$out/profile-list.txt"
+tail -3 "$out/profile.log"
+fi
+
+if [[ $stage == all || $stage == peers ]]; then
 stamp "profile at 2^30: counters (Nsight Compute) and SASS of fast_reduce"
 metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct,launch__grid_size,launch__block_size,launch__registers_per_thread
 ncu --clock-control none --csv --metrics "$metrics" python3 bench/peers/profile.py > "$out/ncu-2p30.csv" 2> "$out/ncu.err" || echo "ncu failed: $(tail -3 "$out/ncu.err")"

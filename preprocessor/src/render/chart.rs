@@ -76,7 +76,10 @@ pub fn peers_svg(report: &Report) -> Result<String, String> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         let (plots, legend) = root.split_vertically(HEIGHT - LEGEND_HEIGHT);
         let panels = plots.split_evenly((1, 2));
-        let x = x_axis(&points);
+        let mut x = x_axis(&points);
+        if cuda_measured_core::problem::lookup(&report.problem).is_some_and(|p| p.rowwise()) {
+            x.label = "N (elements per row)";
+        }
         draw_times(&panels[0], &series, &x, &points).map_err(|e| e.to_string())?;
         draw_bandwidth(&panels[1], &series, &x, &points, report).map_err(|e| e.to_string())?;
         draw_legend(&legend, &series).map_err(|e| e.to_string())?;
@@ -128,6 +131,8 @@ fn series_of(report: &Report) -> Vec<Series> {
 struct XAxis {
     range: std::ops::Range<f64>,
     ticks: Vec<f64>,
+    /// `N (elements)`, or `N (elements per row)` for a row-wise problem.
+    label: &'static str,
 }
 
 fn x_axis(points: &[(f64, f64, f64)]) -> XAxis {
@@ -142,6 +147,7 @@ fn x_axis(points: &[(f64, f64, f64)]) -> XAxis {
     XAxis {
         range: (lo - 0.5)..(hi + 0.5),
         ticks,
+        label: "N (elements)",
     }
 }
 
@@ -234,7 +240,7 @@ fn draw_times(
         .configure_mesh()
         .x_label_formatter(&power_label)
         .y_label_formatter(&tick_label)
-        .x_desc("N (elements)")
+        .x_desc(x.label)
         .label_style(font(SMALL))
         .axis_desc_style(font(SMALL))
         .axis_style(INK.mix(0.55))
@@ -293,7 +299,7 @@ fn draw_bandwidth(
         .x_label_formatter(&power_label)
         .y_label_formatter(&tick_label)
         .y_labels(7)
-        .x_desc("N (elements)")
+        .x_desc(x.label)
         .label_style(font(SMALL))
         .axis_desc_style(font(SMALL))
         .axis_style(INK.mix(0.55))

@@ -10,8 +10,9 @@
 #      by the harness its entry names, timed right after and combined with
 #      the book kernel it names into results/peers/<problem>.json;
 #   4. every example meant to pass (or to be wrong) profiled by Nsight
-#      Compute at its largest declared size into results/profile/<id>.json
-#      (`cuda-runner profile`, read by {{#profile}}).
+#      Compute at its largest declared size and at the sizes {{#profile}}
+#      directives name, into results/profile/<id>/<n>.json
+#      (`cuda-runner profile`).
 # Needs dist/bin (scripts/bundle) or cargo.
 # Usage: bench/gpu-session.sh OUTDIR [all|book|peers|profile]
 # `book` is step 1 with the auto-mode checks, `peers` steps 2 and 3 with the
@@ -21,7 +22,7 @@
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR [all|book|peers]}"
+dest="${1:?usage: $0 OUTDIR [all|book|peers|profile]}"
 stage="${2:-all}"
 case $stage in all | book | peers | profile) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
@@ -122,29 +123,40 @@ done
 fi
 
 if [[ $stage == all || $stage == profile ]]; then
-# Every example of the book that is meant to pass, profiled by Nsight
-# Compute at its largest declared size into results/profile/<id>.json,
-# where {{#profile}} reads it (cuda-runner profile; a failure is logged and
-# the next example profiled).
+# Every example of the book that is meant to pass (or to be wrong),
+# profiled by Nsight Compute (cuda-runner profile) at its largest declared
+# size and at every size a {{#profile}} directive of src/ names, into
+# results/profile/<id>/<n>.json. A failure is logged and the next one run.
 stamp "profiles of the book's examples (Nsight Compute, clocks not locked)"
-python3 - <<'PY' > "$out/profile-list.txt"
+python3 - <<'PY' > "$out/profile-list.txt" || echo "listing the examples to profile failed"
 import pathlib, re, tomllib
-sizes = lambda s: int(eval(s.replace("^", "**"))) if isinstance(s, str) else int(s)
+def value(s):
+    return int(eval(str(s).replace("^", "**")))
+named = {}
+for md in pathlib.Path("src").rglob("*.md"):
+    for id_, size in re.findall(r"\{\{#profile\s+(\S+)\s+\S+\s+(\S+)\s*\}\}", md.read_text()):
+        named.setdefault(id_, set()).add(size)
 for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
-    text = path.read_text()
-    m = re.search(r"/\*\+\+\+\n(.*?)\n\+\+\+\*/", text, re.S)
+    m = re.search(r"/\*\+\+\+\n(.*?)\n\+\+\+\*/", path.read_text(), re.S)
     if not m:
         continue
-    header = tomllib.loads(m.group(1))
-    if header.get("expect", "pass") not in ("pass", "wrong"):
+    try:
+        header = tomllib.loads(m.group(1))
+        if header.get("expect", "pass") not in ("pass", "wrong"):
+            continue
+        id_ = str(path.relative_to("kernels").with_suffix(""))
+        sizes = {max(header["sizes"], key=value)} | named.get(id_, set())
+    except Exception as e:
+        print(f"# {path}: {e}")
         continue
-    largest = max(header["sizes"], key=sizes)
-    print(path, largest)
+    for size in sorted(sizes, key=value):
+        print(path, size)
 PY
-while read -r file size; do
+: > "$out/profile.log"
+grep -v '^#' "$out/profile-list.txt" | while read -r file size; do
     cuda-runner profile "$file" --size "$size" >> "$out/profile.log" 2>&1 || echo "profile $file at $size failed, see profile.log"
-done < "$out/profile-list.txt"
-tail -3 "$out/profile.log"
+done
+tail -3 "$out/profile.log" || true
 fi
 
 if [[ $stage == all || $stage == peers ]]; then

@@ -33,9 +33,15 @@ impl StoredReports {
         self.load(&format!("peers/{problem}.json"))
     }
 
-    /// The Nsight Compute profile of example `id`, or why there is none.
-    pub fn profile(&self, id: &str) -> Result<profile::Profile, String> {
-        self.load(&format!("profile/{id}.json"))
+    /// The Nsight Compute profile of example `id` at size `n` on the
+    /// book's target GPU, or why there is none.
+    pub fn profile(
+        &self,
+        id: &str,
+        n: cuda_measured_core::size::Size,
+    ) -> Result<profile::Profile, String> {
+        let target = cuda_measured_core::limits::KnownGpu::target().name;
+        self.load(&profile::relative_path(id, n, target))
     }
 
     /// The repeatability report, or why there is none.

@@ -387,7 +387,7 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
             .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
         // A profile not collected yet, or collected for earlier code, waits
         // for the GPU machine's profiling run.
-        Directive::Profile { id, .. } => match results.stored.profile(id) {
+        Directive::Profile { id, size, .. } => match results.stored.profile(id, *size) {
             Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
             Err(_) => results.current(id).is_some(),
         },
@@ -513,13 +513,24 @@ fn profile_figure(id: &str, metric: &str, size: Size, results: &Results<'_>) -> 
     let Some((key, _)) = results.current(id) else {
         return Value::Unmeasured(format!("`{id}` is not an example of this book"));
     };
-    let file = results.stored.shown(&format!("profile/{id}.json"));
-    let profile = match results.stored.profile(id) {
+    let target = cuda_measured_core::limits::KnownGpu::target().name;
+    let file = results
+        .stored
+        .shown(&cuda_measured_core::profile::relative_path(
+            id, size, target,
+        ));
+    let profile = match results.stored.profile(id, size) {
         Ok(p) => p,
         Err(reason) => {
             return Value::Unmeasured(format!("no profile of `{id}` was collected ({reason})"));
         }
     };
+    if profile.example != id || profile.gpu != target {
+        return Value::Unmeasured(format!(
+            "{file} holds a profile of `{}` on {}, not of `{id}` on {target}",
+            profile.example, profile.gpu
+        ));
+    }
     if profile.key != key {
         return Value::Unmeasured(format!(
             "{file} was profiled for an earlier version of `{id}`; profile it again on a GPU machine"
@@ -669,7 +680,10 @@ mod tests {
                     "metrics": {"dram__throughput.avg.pct_of_peak_sustained_elapsed":
                         {"unit": "%", "value": 96.94}}}]
             });
-            let path = self.dir.path().join(format!("results/profile/{id}.json"));
+            let path = self
+                .dir
+                .path()
+                .join(format!("results/profile/{id}/268435456.json"));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, profile.to_string()).unwrap();
         }
@@ -707,7 +721,7 @@ mod tests {
             &profile(dram, 1 << 28),
             &book.results()
         ));
-        assert!(unmeasured(&profile(dram, 1 << 20)).contains("profiled at N = 2^28"));
+        assert!(unmeasured(&profile(dram, 1 << 20)).starts_with("no profile of `fast`"));
         assert!(
             unmeasured(&profile("smsp__inst_executed.sum", 1 << 28)).contains("did not collect")
         );

@@ -435,12 +435,12 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
                 ncu.display()
             )
         })?;
-    let tool = String::from_utf8_lossy(&version.stdout)
-        .lines()
-        .last()
-        .unwrap_or("ncu")
-        .trim()
-        .to_string();
+    let tool = profile::tool_version(
+        String::from_utf8_lossy(&version.stdout)
+            .lines()
+            .last()
+            .unwrap_or("ncu"),
+    );
     let metrics: Vec<&str> = profile::METRICS.iter().map(|(_, full)| *full).collect();
     let run = std::process::Command::new(ncu)
         .args(["--clock-control", "none", "--csv", "--metrics"])
@@ -488,8 +488,8 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
         Some(p) => p.to_path_buf(),
         None => book_of(&path.canonicalize()?)
             .0
-            .join("results/profile")
-            .join(format!("{}.json", example.id)),
+            .join("results")
+            .join(profile::relative_path(&example.id, n, &record.gpu)),
     };
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
@@ -506,8 +506,6 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
     Ok(())
 }
 
-/// Resolves `.cu` files (and folders of them) into examples. The book root
-/// is the folder above the nearest `kernels/` ancestor.
 /// The book root and kernels folder of the absolute path `abs`: the
 /// nearest `kernels/` above it and that folder's parent (the file's own
 /// folder when there is no `kernels/`).
@@ -521,6 +519,8 @@ fn book_of(abs: &Path) -> (PathBuf, PathBuf) {
     (root, kernels)
 }
 
+/// Resolves `.cu` files (and folders of them) into examples. The book root
+/// is the folder above the nearest `kernels/` ancestor.
 fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
     let mut files = Vec::new();
     for p in paths {

@@ -48,12 +48,12 @@ fn profile_stores_the_counters_with_the_examples_key() {
     );
     let stored = book
         .path()
-        .join("results/profile/reductions/fast_reduce.json");
+        .join("results/profile/reductions/fast_reduce/1073741824.json");
     let profile: cuda_runner::profile::Profile =
         serde_json::from_str(&std::fs::read_to_string(stored).unwrap()).unwrap();
     assert_eq!(profile.example, "reductions/fast_reduce");
     assert_eq!(profile.gpu, "NVIDIA H200");
-    assert_eq!(profile.tool, "Version 2025.3.1.0");
+    assert_eq!(profile.tool, "ncu 2025.3.1.0");
     assert_eq!(profile.n, cuda_runner::size::Size(1 << 30));
     let example = cuda_runner::example::Example::from_file(
         book.path(),

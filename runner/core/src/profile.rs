@@ -1,7 +1,9 @@
-//! Profiler evidence: Nsight Compute's counters for one run of an example,
-//! stored beside its record as `results/profile/<example id>.json` and shown
-//! by `{{#profile ID METRIC SIZE}}`. A profile is current while its `key`
-//! equals the example's key, as a record is.
+//! Profiler evidence: Nsight Compute's counters for one run of an example
+//! at one size, stored as `results/profile/<example id>/<n>.json` (n the
+//! size as a number) and shown by `{{#profile ID METRIC SIZE}}`. A profile
+//! is current while its `key` equals the example's key, as a record is.
+//! Profiles of GPUs other than the book's target go under
+//! `results/gpus/<model>/profile/`, as their records do.
 //!
 //! Nsight Compute is run with `--clock-control none` (the clocks the timings
 //! ran at) and `--csv --metrics ...`; [`parse_ncu_csv`] reads that output,
@@ -39,16 +41,38 @@ pub const METRICS: &[(&str, &str)] = &[
 ];
 
 /// The Nsight Compute metric a directive's word names: a short name of
-/// [`METRICS`], or a full metric name as Nsight Compute writes it.
+/// [`METRICS`] or the full name of one of them (the profiles hold no
+/// other counter).
 pub fn metric_named(word: &str) -> Option<String> {
-    if let Some((_, full)) = METRICS.iter().find(|(short, _)| *short == word) {
-        return Some(full.to_string());
+    METRICS
+        .iter()
+        .find(|(short, full)| *short == word || *full == word)
+        .map(|(_, full)| full.to_string())
+}
+
+/// The file of the profile of example `id` at size `n`, relative to the
+/// results folder, for a run on the GPU named `gpu`.
+pub fn relative_path(id: &str, n: Size, gpu: &str) -> String {
+    let file = format!("profile/{id}/{}.json", n.0);
+    if gpu == crate::limits::KnownGpu::target().name {
+        file
+    } else {
+        format!(
+            "{}/{}/{file}",
+            crate::store::GPUS_DIR,
+            crate::store::model_slug(gpu)
+        )
     }
-    let full = word.contains("__")
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-    full.then(|| word.to_string())
+}
+
+/// `ncu 2025.3.1.0` from `ncu --version`'s last line (`Version 2025.3.1.0
+/// (build 36398880) (public-release)`), else the line as it is.
+pub fn tool_version(line: &str) -> String {
+    let line = line.trim();
+    match line.strip_prefix("Version ") {
+        Some(rest) => format!("ncu {}", rest.split_whitespace().next().unwrap_or(rest)),
+        None => line.to_string(),
+    }
 }
 
 /// One counter's value with Nsight Compute's unit (`%`, `byte`, `ns`,
@@ -128,12 +152,14 @@ pub enum ParseError {
 /// The kernels of `ncu --csv --metrics ...` output, in launch order, each
 /// with its counters. Lines before the CSV header (the tool's `==PROF==`
 /// lines, the program's own output) are skipped. Values lose Nsight
-/// Compute's thousands separators (`13,046,272`).
+/// Compute's thousands separators (`13,046,272`); a counter the GPU does
+/// not have (`n/a`) is left out.
 pub fn parse_ncu_csv(output: &str) -> Result<Vec<KernelProfile>, ParseError> {
-    let start = output
-        .find("\"ID\",")
-        .filter(|&i| i == 0 || output.as_bytes()[i - 1] == b'\n')
-        .ok_or(ParseError::NoTable)?;
+    let start = if output.starts_with("\"ID\",") {
+        0
+    } else {
+        output.find("\n\"ID\",").ok_or(ParseError::NoTable)? + 1
+    };
     let table: String = output[start..]
         .lines()
         .filter(|l| l.starts_with('"'))
@@ -171,13 +197,14 @@ pub fn parse_ncu_csv(output: &str) -> Result<Vec<KernelProfile>, ParseError> {
             message: e.to_string(),
         })?;
         let field = |i: usize| record.get(i).unwrap_or_default();
-        let number: f64 = field(value)
-            .replace(',', "")
-            .parse()
-            .map_err(|_| ParseError::Row {
-                row: row + 1,
-                message: format!("`{}` is not a number", field(value)),
-            })?;
+        let text = field(value).replace(',', "");
+        if text == "n/a" {
+            continue;
+        }
+        let number: f64 = text.parse().map_err(|_| ParseError::Row {
+            row: row + 1,
+            message: format!("`{}` is not a number", field(value)),
+        })?;
         let launch = field(id).to_string();
         if kernels.last().is_none_or(|(l, _)| *l != launch) {
             kernels.push((
@@ -285,6 +312,19 @@ mod tests {
             Some("smsp__inst_executed.sum")
         );
         assert_eq!(metric_named("bandwidth"), None);
+        assert_eq!(
+            metric_named("lts__t_sector_hit_rate.pct"),
+            None,
+            "not collected"
+        );
+        assert_eq!(
+            tool_version("Version 2025.3.1.0 (build 36398880) (public-release)"),
+            "ncu 2025.3.1.0"
+        );
+        assert_eq!(
+            relative_path("ch/k", Size(1024), "NVIDIA H100 PCIe"),
+            "gpus/nvidia-h100-pcie/profile/ch/k/1024.json"
+        );
     }
 
     // Values read as pages show them.

@@ -314,3 +314,32 @@ mod tests {
         assert_eq!(bench.probes, 1);
     }
 }
+
+#[cfg(test)]
+mod probe_tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    // The runner is asked for the GPU once however often the bench is
+    // asked: the book asks before choosing, the session again.
+    #[test]
+    fn an_isolated_bench_asks_the_gpu_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let runner = dir.path().join("runner");
+        let calls = dir.path().join("calls");
+        std::fs::write(
+            &runner,
+            format!(
+                "#!/bin/sh\necho probe >> '{}'\necho '{{\"name\": \"NVIDIA H200\", \"compute_capability\": \"9.0\", \"sm_count\": 132, \"l2_bytes\": 1, \"memory_bytes\": 1, \"peak_gbs\": 4800.0, \"peak_source\": \"datasheet\", \"driver\": \"0\", \"cuda_driver_api\": \"13.0\", \"nvrtc\": \"13.0\"}}'\n",
+                calls.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut bench = IsolatedBench::new(runner);
+        let first = bench.probe();
+        assert_eq!(first.as_ref().map(|g| g.name.as_str()), Some("NVIDIA H200"));
+        assert_eq!(bench.probe(), first);
+        assert_eq!(std::fs::read_to_string(&calls).unwrap(), "probe\n");
+    }
+}

@@ -22,9 +22,9 @@
 
 use cuda_measured_core::compile_job::{CompileAnswer, CompileVerdict};
 use cuda_measured_core::example::Example;
+use cuda_measured_core::store::write_json_atomically;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -249,7 +249,7 @@ impl Cache {
             verdict: verdict.clone(),
         };
         let path = self.path_of(&cache_key(example, key, compiler));
-        write_atomically(&path, &file)?;
+        write_json_atomically(&path, &file)?;
         Ok(true)
     }
 
@@ -313,20 +313,8 @@ impl Cache {
             runner_version: answer.runner.clone(),
             nvrtc: nvrtc.version.clone(),
         };
-        write_atomically(&self.stamp_path(runner), &stamp)
+        write_json_atomically(&self.stamp_path(runner), &stamp)
     }
-}
-
-/// Writes `value` as JSON to `path` through a temporary file beside it.
-fn write_atomically(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
-    let dir = path.parent().expect("cache files have a folder");
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    let mut text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-    text.push('\n');
-    tmp.write_all(text.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

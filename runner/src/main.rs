@@ -491,12 +491,8 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
             .join("results")
             .join(profile::relative_path(&example.id, n, &record.gpu)),
     };
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(out.parent().unwrap_or(Path::new(".")))?;
-    std::io::Write::write_all(&mut tmp, serde_json::to_string_pretty(&record)?.as_bytes())?;
-    tmp.persist(&out)?;
+    cuda_runner::store::write_json_atomically(&out, &record)
+        .with_context(|| format!("writing {}", out.display()))?;
     println!(
         "profiled {} at N = {n}: {} kernel(s) -> {}",
         example.id,

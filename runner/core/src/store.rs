@@ -60,6 +60,22 @@ pub fn model_slug(name: &str) -> String {
     slug.trim_end_matches('-').to_string()
 }
 
+/// Writes `value` as pretty JSON (with a final newline) to `path`, whole
+/// or not at all: a temporary file in the same folder (created as
+/// needed), flushed to disk, then renamed over the old file. Records,
+/// profiles and the build's compile cache are written through it.
+pub fn write_json_atomically(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    text.push('\n');
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// A results folder.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -145,18 +161,10 @@ impl Store {
     /// old one.
     pub fn write(&self, record: &Record) -> Result<PathBuf, StoreError> {
         let path = self.path_for(record)?;
-        let dir = path.parent().unwrap_or(&self.root).to_path_buf();
-        let io = |source| StoreError::Io {
+        write_json_atomically(&path, record).map_err(|source| StoreError::Io {
             path: path.clone(),
             source,
-        };
-        std::fs::create_dir_all(&dir).map_err(io)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
-        let mut text = serde_json::to_string_pretty(record).expect("records serialise");
-        text.push('\n');
-        tmp.write_all(text.as_bytes()).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&path).map_err(|e| io(e.error))?;
+        })?;
         Ok(path)
     }
 }

@@ -135,27 +135,14 @@ fn run_into(
                 format!("the driver refused the compiled module: {e}"),
             )
         })?;
+    let kernels = load_kernels(&module, example, &compiled.entries)
+        .map_err(|message| Stop::new(Status::LaunchError, message))?;
     let mut functions = BTreeMap::new();
     let mut needs = BTreeMap::new();
-    for spec in &decl.launches {
-        if functions.contains_key(&spec.kernel) {
-            continue;
-        }
-        let f = module.load_function(&spec.kernel).map_err(|_| {
-            let message = signature::kernels_defined(example, &compiled.entries)
-                .err()
-                .unwrap_or_else(|| format!(
-                    "kernel `{}` is not in the compiled code: declare it `extern \"C\" __global__` so its name is not mangled",
-                    spec.kernel
-                ));
-            Stop::new(Status::LaunchError, message)
-        })?;
-        let kernel = kernel_needs(&f);
-        record
-            .registers
-            .push((spec.kernel.clone(), kernel.registers));
-        needs.insert(spec.kernel.clone(), kernel);
-        functions.insert(spec.kernel.clone(), f);
+    for (name, f, kernel) in kernels {
+        record.registers.push((name.clone(), kernel.registers));
+        needs.insert(name.clone(), kernel);
+        functions.insert(name, f);
     }
     let device_limits = device_limits(&ctx, &facts.name).map_err(|e| {
         Stop::new(
@@ -356,19 +343,8 @@ impl SizeRunner<'_> {
         let args = buffers
             .args(&bindings, &stream)
             .map_err(SizeError::Declared)?;
-        for l in &plan.launches {
-            // The driver's rule: dynamic above 48 KiB minus the static
-            // __shared__ arrays needs the opt-in attribute.
-            let static_shared = self.needs.get(&l.kernel).map_or(0, |k| k.static_shared);
-            if l.shared + static_shared > limits::DEFAULT_SHARED_BYTES {
-                self.functions[&l.kernel]
-                    .set_attribute(
-                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        l.shared as i32,
-                    )
-                    .map_err(|e| SizeError::Run(RunError::Launch(e)))?;
-            }
-        }
+        opt_in_shared(&plan.launches, self.functions, self.needs)
+            .map_err(|e| SizeError::Run(RunError::Launch(e)))?;
         let functions = self.functions;
         let work = |s: &Arc<CudaStream>| launch_all(s, functions, &plan.launches, &args);
 
@@ -536,14 +512,17 @@ impl Buffers {
             outputs: Vec::new(),
             scratch: Vec::new(),
         };
+        // An input's drawn values, copied to the device.
+        let upload = |prepared: &Prepared, name: &str| {
+            let host = prepared
+                .input(name)
+                .expect("a problem prepares every input it declares");
+            stream.clone_htod(host.as_bytes())
+        };
         for spec in problem.buffers(&plan.instance) {
             match spec.role {
                 BufferRole::Input => {
-                    let host = b
-                        .prepared
-                        .input(spec.name)
-                        .expect("a problem prepares every input it declares");
-                    let dev = stream.clone_htod(host.as_bytes())?;
+                    let dev = upload(&b.prepared, spec.name)?;
                     b.inputs.push((spec.name.to_string(), dev));
                 }
                 BufferRole::Output(init) => {
@@ -556,12 +535,8 @@ impl Buffers {
                         .push((spec.name.to_string(), spec.elem, Start::Init(init), dev));
                 }
                 BufferRole::InOut => {
-                    let host = b
-                        .prepared
-                        .input(spec.name)
-                        .expect("a problem prepares every input it declares");
-                    let pristine = stream.clone_htod(host.as_bytes())?;
-                    let dev = stream.clone_htod(host.as_bytes())?;
+                    let pristine = upload(&b.prepared, spec.name)?;
+                    let dev = stream.clone_dtod(&pristine)?;
                     b.answers
                         .push(HostData::zeroed(spec.elem, spec.len.max(1) as usize));
                     b.outputs.push((
@@ -656,33 +631,66 @@ impl Buffers {
         data: Data,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
-        self.fetch(stream)?;
-        Ok(self.judge(problem, plan, data))
-    }
-
-    /// Copies every output into its host buffer.
-    fn fetch(&mut self, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
         for ((_, _, _, dev), host) in self.outputs.iter().zip(&mut self.answers) {
             stream.memcpy_dtoh(dev, host.as_bytes_mut())?;
         }
-        stream.synchronize()
-    }
-
-    /// The problem's verdict on the fetched outputs.
-    fn judge(
-        &self,
-        problem: &dyn Problem,
-        plan: &ResolvedPlan,
-        data: Data,
-    ) -> problem::CheckOutcome {
+        stream.synchronize()?;
         let outputs: Vec<(&str, &HostData)> = self
             .outputs
             .iter()
             .zip(&self.answers)
             .map(|((name, ..), host)| (name.as_str(), host))
             .collect();
-        problem.check(&plan.instance, &self.prepared, &outputs, data)
+        Ok(problem.check(&plan.instance, &self.prepared, &outputs, data))
     }
+}
+
+/// The example's kernels from `module`, each once, in the order its
+/// launches first use them, with what each needs of the device; the error
+/// names the kernels the program does define, or says to declare the
+/// kernel `extern "C"`.
+fn load_kernels(
+    module: &Arc<cudarc::driver::CudaModule>,
+    example: &Example,
+    entries: &[crate::ptx::Entry],
+) -> Result<Vec<(String, CudaFunction, KernelNeeds)>, String> {
+    let mut kernels: Vec<(String, CudaFunction, KernelNeeds)> = Vec::new();
+    for spec in &example.declaration.launches {
+        if kernels.iter().any(|(name, ..)| *name == spec.kernel) {
+            continue;
+        }
+        let f = module.load_function(&spec.kernel).map_err(|_| {
+            signature::kernels_defined(example, entries)
+                .err()
+                .unwrap_or_else(|| format!(
+                    "kernel `{}` is not in the compiled code: declare it `extern \"C\" __global__` so its name is not mangled",
+                    spec.kernel
+                ))
+        })?;
+        let needs = kernel_needs(&f);
+        kernels.push((spec.kernel.clone(), f, needs));
+    }
+    Ok(kernels)
+}
+
+/// Sets the opt-in attribute for every launch that needs it. The driver's
+/// rule: dynamic shared memory above 48 KiB minus the kernel's static
+/// `__shared__` arrays needs `MAX_DYNAMIC_SHARED_SIZE_BYTES`.
+fn opt_in_shared(
+    launches: &[Launch],
+    functions: &BTreeMap<String, CudaFunction>,
+    needs: &BTreeMap<String, KernelNeeds>,
+) -> Result<(), DriverError> {
+    for l in launches {
+        let static_shared = needs.get(&l.kernel).map_or(0, |k| k.static_shared);
+        if l.shared + static_shared > limits::DEFAULT_SHARED_BYTES {
+            functions[&l.kernel].set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                l.shared as i32,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// What a loaded kernel needs of the device (attributes it cannot read
@@ -758,23 +766,17 @@ pub fn launch_once(example: &Example, n: u64) -> anyhow::Result<String> {
         .map_err(|e| anyhow::anyhow!("the example does not compile: {e}"))?;
     let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))?;
     let mut functions = BTreeMap::new();
-    for spec in &decl.launches {
-        if !functions.contains_key(&spec.kernel) {
-            functions.insert(spec.kernel.clone(), module.load_function(&spec.kernel)?);
-        }
+    let mut needs = BTreeMap::new();
+    for (name, f, kernel) in
+        load_kernels(&module, example, &compiled.entries).map_err(anyhow::Error::msg)?
+    {
+        needs.insert(name.clone(), kernel);
+        functions.insert(name, f);
     }
     let shape = launch_plan::shape(decl, n).map_err(|e| anyhow::anyhow!(e.at(example)))?;
     let plan = launch_plan::resolve_shape(decl, shape, facts.sm_count)
         .map_err(|e| anyhow::anyhow!(e.at(example)))?;
-    for l in &plan.launches {
-        let static_shared = kernel_needs(&functions[&l.kernel]).static_shared;
-        if l.shared + static_shared > limits::DEFAULT_SHARED_BYTES {
-            functions[&l.kernel].set_attribute(
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                l.shared as i32,
-            )?;
-        }
-    }
+    opt_in_shared(&plan.launches, &functions, &needs)?;
     let stream = ctx.default_stream();
     let prepared = problem.prepare(&plan.instance, INPUT_SEED, Data::Timed);
     let buffers = Buffers::allocate(&*problem, &plan, prepared, &stream)?;

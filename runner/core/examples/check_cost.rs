@@ -36,7 +36,6 @@ fn main() {
     }
 }
 
-#[allow(dead_code)]
 fn raw(x: &[f32]) -> f64 {
     x.iter().map(|&v| (f64::from(v) - 75.0).exp()).sum()
 }

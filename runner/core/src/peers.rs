@@ -347,19 +347,17 @@ mod tests {
     /// A record of `example` timed at N = 2^10 and 2^18 in the given
     /// microseconds, passing or not.
     fn record(example: &str, us: [f64; 2], pass: bool) -> Record {
-        let status = if pass { "pass" } else { "wrong" };
-        let size = |n: u64, us: f64| {
-            serde_json::json!({"n": n, "bytes": 1u64 << 29, "launches": [], "median_us": us,
-                "min_us": us, "max_us": us, "samples": 10, "rel_spread": 0.01, "gbs": 1.0,
-                "pct_peak": 1.0, "error": 0.0, "tolerance": 1.0, "pass": pass})
-        };
-        serde_json::from_value(serde_json::json!({
-            "schema": 1, "example": example, "key": format!("key-{example}"), "status": status,
-            "expect": "pass", "method_version": 5, "problem": "softmax_rows v1",
-            "compile_options": [], "gpu": null, "measured_at": "2026-12-01T00:00:00Z",
-            "wall_s": 1.0, "sizes": [size(1 << 10, us[0]), size(1 << 18, us[1])]
-        }))
-        .expect("the test record matches the schema")
+        use crate::record::test_records;
+        let mut r = test_records::record(example, &format!("key-{example}"));
+        if !pass {
+            r.status = Status::Wrong;
+        }
+        r.problem = "softmax_rows v1".into();
+        r.sizes = vec![
+            test_records::size(1 << 10, 1 << 29, us[0], pass),
+            test_records::size(1 << 18, 1 << 29, us[1], pass),
+        ];
+        r
     }
 
     fn config(ours: &str) -> ProblemPeers {

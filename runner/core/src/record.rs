@@ -349,3 +349,39 @@ pub fn now_rfc3339() -> String {
     now.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|_| "unknown".into())
 }
+
+/// Records for the tests of the modules that read them.
+#[cfg(test)]
+pub(crate) mod test_records {
+    use super::{Record, SizeResult};
+    use crate::size::Size;
+
+    /// A passing record of `example` with `key` and no sizes: method 5,
+    /// problem `sum_f32 v2`, no GPU, measured 2026-12-01.
+    pub fn record(example: &str, key: &str) -> Record {
+        serde_json::from_value(serde_json::json!({
+            "schema": 1, "example": example, "key": key, "status": "pass", "expect": "pass",
+            "method_version": 5, "problem": "sum_f32 v2", "compile_options": [],
+            "gpu": null, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 1.0, "sizes": []
+        }))
+        .expect("the test record matches the schema")
+    }
+
+    /// A size `n` of `bytes` whose samples all took `us`, passing or not.
+    pub fn size(n: u64, bytes: u64, us: f64, pass: bool) -> SizeResult {
+        SizeResult {
+            n: Size(n),
+            bytes,
+            median_us: us,
+            min_us: us,
+            max_us: us,
+            samples: 10,
+            rel_spread: 0.01,
+            gbs: 1.0,
+            pct_peak: 1.0,
+            tolerance: 1.0,
+            pass,
+            ..SizeResult::default()
+        }
+    }
+}

@@ -172,15 +172,17 @@ mod tests {
     /// A record of `example` with `key`, measured with `method` at
     /// `measured_at`, timed at 2^20 in `us` microseconds.
     fn record(example: &str, key: &str, method: u32, measured_at: &str, us: f64) -> Record {
-        serde_json::from_value(serde_json::json!({
-            "schema": 1, "example": example, "key": key, "status": "pass", "expect": "pass",
-            "method_version": method, "problem": "sum_f32 v1", "compile_options": [],
-            "gpu": null, "measured_at": measured_at, "wall_s": 1.0,
-            "sizes": [{"n": 1048576, "bytes": 4194308u64, "launches": [], "median_us": us,
-                "min_us": us, "max_us": us, "samples": 10, "rel_spread": 0.01, "gbs": 1.0,
-                "pct_peak": 1.0, "error": 0.0, "tolerance": 1.0, "pass": true}]
-        }))
-        .expect("the test record matches the schema")
+        let mut r = crate::record::test_records::record(example, key);
+        r.method_version = method;
+        r.problem = "sum_f32 v1".into();
+        r.measured_at = measured_at.into();
+        r.sizes = vec![crate::record::test_records::size(
+            1 << 20,
+            4194308,
+            us,
+            true,
+        )];
+        r
     }
 
     /// Two run folders holding `first` and `second`.

@@ -175,12 +175,7 @@ mod tests {
     use crate::record::GpuFacts;
 
     fn record_on(gpu: &str) -> Record {
-        let mut r: Record = serde_json::from_value(serde_json::json!({
-            "schema": 1, "example": "ch/k", "key": gpu, "status": "pass", "expect": "pass",
-            "method_version": 5, "problem": "sum_f32 v2", "compile_options": [],
-            "gpu": null, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 1.0, "sizes": []
-        }))
-        .unwrap();
+        let mut r = crate::record::test_records::record("ch/k", gpu);
         r.gpu = Some(GpuFacts {
             name: gpu.to_string(),
             ..GpuFacts::default()

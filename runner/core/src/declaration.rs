@@ -191,7 +191,7 @@ impl DeclarationError {
 /// serde's "unknown field `sise`, expected one of `problem`, `sizes`, ..."
 /// and "unknown variant `wrongg`, expected one of `pass`, ..." in the
 /// book's words, with the name most likely meant.
-fn unknown_word_message(raw: &str) -> Option<String> {
+pub(crate) fn unknown_word_message(raw: &str) -> Option<String> {
     let kind = if raw.starts_with("unknown field `") {
         "key"
     } else if raw.starts_with("unknown variant `") {

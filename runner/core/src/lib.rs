@@ -15,7 +15,8 @@
 //! the [`store`]. [`session`] is the one measuring loop every front end
 //! drives; [`isolate`] runs the runner's `measure` in child processes
 //! (which die with their parent, [`lifetime`]); [`peers`] and
-//! [`repeatability`] are the stored reports. Around the author: messages
+//! [`repeatability`] are the stored reports; an [`exercise`] stage declares
+//! its kernels, text and gates as data. Around the author: messages
 //! name the header line ([`header_lines`]) and suggest the likely word
 //! ([`suggest`]); a compile job ([`compile_job`]) is judged against the
 //! declaration ([`compile_judge`], with [`compile_hint`] for NVRTC's
@@ -31,6 +32,7 @@ pub mod compile_options;
 pub mod declaration;
 pub mod diagnostics;
 pub mod example;
+pub mod exercise;
 pub mod figures;
 pub mod header_lines;
 pub mod include_scan;

@@ -1,0 +1,25 @@
+/*+++
+problem = "elementwise"
+sizes = ["2^16", "2^20", "2^24", "2^26"]
+# One thread per element, 256 threads per block, as many blocks as it takes.
+[[launch]]
+kernel = "add"
+grid = "ceil_div(n, 256)"
+block = 256
+args = ["x", "y", "z", "n"]
+
+[elementwise]
+inputs = ["x", "y"]
+output = "z"
+reference = "x + y"
++++*/
+
+// ANCHOR: kernel
+extern "C" __global__ void add(const float* x, const float* y, float* z, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    // The last block reaches past the end unless n is a multiple of 256.
+    if (i < n) {
+        z[i] = x[i] + y[i];
+    }
+}
+// ANCHOR_END: kernel

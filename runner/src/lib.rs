@@ -4,12 +4,13 @@
 //! reports) is the crate `cuda-measured-core`, re-exported here under its
 //! own module names; this crate adds what needs CUDA: NVRTC ([`compile`]),
 //! the device's facts ([`device`]) and clocks ([`clocks`]), the timer of
-//! the method ([`measure`]), and the child process's run of one example
+//! the method ([`measure`]), answer digests on the GPU ([`digest`]), and the child process's run of one example
 //! ([`execute`]).
 
 pub mod clocks;
 pub mod compile;
 pub mod device;
+pub mod digest;
 pub mod execute;
 pub mod measure;
 

@@ -66,6 +66,7 @@ pub struct Timer {
     read: CudaFunction,
     copy: CudaFunction,
     poison: SharedPoison,
+    digest: crate::digest::AnswerDigest,
     flush: CudaSlice<u8>,
     flush_value: u8,
     flag_host: *mut i32,
@@ -168,8 +169,10 @@ impl Timer {
             f64::from(ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?)
                 / 1000.0;
         let poison = SharedPoison::new(ctx, module.load_function("cm_poison_shared")?, sm_count)?;
+        let digest = crate::digest::AnswerDigest::new(module.load_function("cm_digest")?, sm_count);
         Ok(Timer {
             poison,
+            digest,
             blocker: module.load_function("cm_blocker")?,
             empty: module.load_function("cm_empty")?,
             read: module.load_function("cm_read")?,
@@ -194,6 +197,11 @@ impl Timer {
     /// The stream all work runs on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// The answer digest of checks.
+    pub fn answer_digest(&self) -> crate::digest::AnswerDigest {
+        self.digest.clone()
     }
 
     /// The shared-memory poison of correctness runs.
@@ -350,11 +358,7 @@ impl Timer {
                 result::memset_d8_async(p, 0x3f, (n4 * 16) as usize, self.stream.cu_stream())?
             };
         }
-        let cfg = LaunchConfig {
-            grid_dim: (self.sm_count * 4, 1, 1),
-            block_dim: (512, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = copy_config(n4);
         let copy = self.copy.clone();
         let (src_ptr, dst_ptr) = {
             let (s, _a) = cudarc::driver::DevicePtr::device_ptr(&src, &self.stream);
@@ -427,7 +431,7 @@ impl Timer {
                 let mut b = s.launch_builder(&copy);
                 b.arg(&src_ptr).arg(&dst_half).arg(&half4);
                 // SAFETY: both ranges hold half4 float4 values inside their buffers.
-                unsafe { b.launch(cfg) }.map(|_| ())
+                unsafe { b.launch(copy_config(half4)) }.map(|_| ())
             })?
             .median();
         let floor = self
@@ -450,5 +454,14 @@ impl Timer {
             launch_floor_us: floor,
             buffer_bytes: bytes,
         })
+    }
+}
+
+/// `cm_copy`'s launch: one float4 per thread, 256 threads a block.
+fn copy_config(n4: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (u32::try_from(n4.div_ceil(256)).unwrap_or(u32::MAX), 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
     }
 }

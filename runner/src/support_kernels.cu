@@ -40,16 +40,49 @@ extern "C" __global__ void cm_read(const float4* __restrict__ x, unsigned long l
     if (acc == -1.0f) sink[0] = acc;
 }
 
-// Copy ceiling: dst = src over n4 float4 values.
+// Copy ceiling: dst = src over n4 float4 values, one float4 per thread and
+// as many blocks as that takes (launched with 256 threads). Of the forms
+// tried on the H200 this one moved the most bytes: 4274 GB/s at 2^28
+// floats against 3950 GB/s for a grid-stride loop with two float4 in
+// flight (bench/tuning/disguise-kernels/probe2-h200.log). A copy ceiling
+// that well-written kernels beat would not be a ceiling.
 extern "C" __global__ void cm_copy(const float4* __restrict__ src, float4* __restrict__ dst, unsigned long long n4) {
-    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + stride < n4; i += 2 * stride) {
-        float4 v0 = src[i], v1 = src[i + stride];
-        dst[i] = v0;
-        dst[i + stride] = v1;
+    if (i < n4) dst[i] = src[i];
+}
+
+// Answer digest: two position-keyed 64-bit sums over a buffer of `words`
+// 32-bit words (a last partial word zero-padded by the host's count), so
+// that the host can tell an answer identical to one already judged without
+// copying it back. Each word and its index go through the splitmix64
+// finaliser under two keys; the sums are order-free, so any grid works.
+__device__ unsigned long long cm_mix(unsigned long long z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+extern "C" __global__ void cm_digest(const unsigned int* __restrict__ data, unsigned long long words,
+                                     unsigned int tail_bytes, unsigned long long* out) {
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long h1 = 0, h2 = 0;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride) {
+        unsigned int w = data[i];
+        if (i + 1 == words && tail_bytes != 0) {
+            w &= 0xffffffffu >> (8 * (4 - tail_bytes));
+        }
+        unsigned long long x = (i << 32) | w;
+        h1 += cm_mix(x ^ 0x9e3779b97f4a7c15ull);
+        h2 += cm_mix(x + 0x632be59bd9b4e019ull);
     }
-    for (; i < n4; i += stride) dst[i] = src[i];
+    for (int offset = 16; offset > 0; offset /= 2) {
+        h1 += __shfl_down_sync(0xffffffffu, h1, offset);
+        h2 += __shfl_down_sync(0xffffffffu, h2, offset);
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicAdd(&out[0], h1);
+        atomicAdd(&out[1], h2);
+    }
 }
 
 // Shared-memory poison: each block fills all of its dynamic shared memory

@@ -5,8 +5,18 @@
 //! folder the session owns, and the others read them back. Examples of the
 //! same problem share them too. Files are written under a temporary name and
 //! renamed, so a process killed mid-write leaves nothing half-written.
+//!
+//! Judging an answer against the float64 reference is the other cost that
+//! carries no variance: an answer whose bytes equal one already judged
+//! correct, on the same inputs, is correct. So a passing verdict is kept
+//! beside the data under a 128-bit key of the answer's bytes (taken on the
+//! GPU, so that an answer already judged is never copied back), and a later
+//! identical answer (the same kernel in the next process, or the check after
+//! the timed runs) takes it instead of being judged again. The reference is
+//! then never read back at all. Failing verdicts are never kept: a wrong
+//! answer is always judged in full, so its message is its own.
 
-use super::{Data, Elem, HostData, Instance, Prepared, Problem};
+use super::{CheckOutcome, Data, Elem, HostData, Instance, Prepared, Problem};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,28 +31,161 @@ struct Layout {
     reference: u64,
 }
 
-/// The data of `instance` from `seed`: read from `dir` when a process left
-/// it there, else prepared (and left there for the next, when `dir` is
-/// given). A file that cannot be written or read back is prepared again:
-/// sharing is a saving, never a condition.
-pub fn prepared(
-    dir: Option<&Path>,
-    problem: &dyn Problem,
-    instance: &Instance,
+/// One shape's prepared data, with the reference read only when an answer
+/// needs judging, and the verdicts other processes left.
+pub struct SharedData {
+    prepared: Prepared,
+    /// The shared file, when there is a folder to share through.
+    file: Option<PathBuf>,
+    /// The reference's length, while it is still unread in `file`.
+    deferred: Option<usize>,
+    /// The last passing verdict in this process, by digest (kept without a
+    /// folder too, for the check after the timed runs).
+    known: Option<(u128, CheckOutcome)>,
+    /// How to prepare it again if the file goes missing.
+    instance: Instance,
     seed: u64,
     data: Data,
-) -> Prepared {
-    let Some(dir) = dir else {
-        return problem.prepare(instance, seed, data);
-    };
-    let path = file_of(dir, problem, instance, seed, data);
-    if let Some(p) = read(&path) {
-        return p;
+}
+
+/// The 128-bit key of an answer from each output's name, byte length and
+/// the two position-keyed sums the GPU took of its bytes (`cm_digest`).
+pub fn answer_key(outputs: &[(&str, u64, [u64; 2])]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for (name, bytes, sums) in outputs {
+        h.update(name.as_bytes());
+        h.update(&[0]);
+        h.update(&bytes.to_le_bytes());
+        h.update(&sums[0].to_le_bytes());
+        h.update(&sums[1].to_le_bytes());
     }
-    let p = problem.prepare(instance, seed, data);
-    // Best effort: a full disk costs the next process the same work.
-    let _ = write(&path, &p);
-    p
+    h.digest128()
+}
+
+impl SharedData {
+    /// The data of `instance` from `seed`: read from `dir` when a process
+    /// left it there (the reference deferred), else prepared (and left
+    /// there for the next, when `dir` is given). A file that cannot be
+    /// written or read back is prepared again: sharing is a saving, never a
+    /// condition.
+    pub fn open(
+        dir: Option<&Path>,
+        problem: &dyn Problem,
+        instance: &Instance,
+        seed: u64,
+        data: Data,
+    ) -> SharedData {
+        let file = dir.map(|d| file_of(d, problem, instance, seed, data));
+        let mut shared = SharedData {
+            prepared: Prepared {
+                inputs: Vec::new(),
+                reference: Vec::new(),
+            },
+            file,
+            deferred: None,
+            known: None,
+            instance: *instance,
+            seed,
+            data,
+        };
+        if let Some((inputs, reference_len)) = shared.file.as_deref().and_then(read_inputs) {
+            shared.prepared.inputs = inputs;
+            shared.deferred = Some(reference_len);
+            return shared;
+        }
+        shared.prepared = problem.prepare(instance, seed, data);
+        if let Some(path) = &shared.file {
+            // Best effort: a full disk costs the next process the same work.
+            let _ = write(path, &shared.prepared);
+        }
+        shared
+    }
+
+    /// The inputs (and the reference, if it has been read).
+    pub fn prepared(&self) -> &Prepared {
+        &self.prepared
+    }
+
+    /// The inputs and the reference, reading the reference first if it is
+    /// still deferred (or preparing everything again if its file is gone).
+    pub fn with_reference(&mut self, problem: &dyn Problem) -> &Prepared {
+        if let Some(len) = self.deferred.take() {
+            match self.file.as_deref().and_then(|p| read_reference(p, len)) {
+                Some(reference) => self.prepared.reference = reference,
+                None => {
+                    self.prepared = problem.prepare(&self.instance, self.seed, self.data);
+                }
+            }
+        }
+        &self.prepared
+    }
+
+    /// A passing verdict some process kept for an answer with this digest.
+    pub fn verdict(&self, digest: u128) -> Option<CheckOutcome> {
+        if let Some((d, v)) = &self.known {
+            if *d == digest {
+                return Some(v.clone());
+            }
+        }
+        let path = self.verdict_file(digest)?;
+        let v: CheckOutcome = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        v.pass.then_some(v)
+    }
+
+    /// Keeps `outcome` for answers with this digest, if it passed.
+    pub fn remember(&mut self, digest: u128, outcome: &CheckOutcome) {
+        if !outcome.pass {
+            return;
+        }
+        self.known = Some((digest, outcome.clone()));
+        let Some(path) = self.verdict_file(digest).filter(|_| outcome.pass) else {
+            return;
+        };
+        // Best effort, as for the data.
+        let _ = serde_json::to_vec(outcome)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| {
+                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+                write_atomically(&path, &bytes)
+            });
+    }
+
+    fn verdict_file(&self, digest: u128) -> Option<PathBuf> {
+        let file = self.file.as_ref()?;
+        let mut dir = file.clone().into_os_string();
+        dir.push(".verdicts");
+        Some(PathBuf::from(dir).join(format!("{digest:032x}.json")))
+    }
+}
+
+/// A value measured once per session and shared by its processes: read
+/// from `dir` if a process left it under `name`, else computed (and left
+/// there). Used for the device's ceilings, whose spread from process to
+/// process is well inside the repeatability goal, so that each example
+/// does not pay for measuring them again.
+pub fn once_per_session<T, E>(
+    dir: Option<&Path>,
+    name: &str,
+    compute: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E>
+where
+    T: Serialize + serde::de::DeserializeOwned,
+{
+    let Some(path) = dir.map(|d| d.join(format!("session-{name}.json"))) else {
+        return compute();
+    };
+    if let Some(v) = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+    {
+        return Ok(v);
+    }
+    let v = compute()?;
+    // Best effort, as for the data.
+    if let Ok(bytes) = serde_json::to_vec(&v) {
+        let _ = write_atomically(&path, &bytes);
+    }
+    Ok(v)
 }
 
 fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> PathBuf {
@@ -57,6 +200,14 @@ fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Dat
         i.shape.cols,
         data.name()
     ))
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The layout as one JSON line, then the raw bytes of each input and the
@@ -86,31 +237,163 @@ fn write(path: &Path, p: &Prepared) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads each buffer straight into its typed vector (no second copy of
-/// hundreds of MiB); `None` for a file that is missing, torn or too long.
-fn read(path: &Path) -> Option<Prepared> {
+type Inputs = Vec<(String, HostData)>;
+
+/// The layout line and the inputs, each read straight into its typed
+/// vector (no second copy of hundreds of MiB), and where the reference
+/// starts; `None` for a file that is missing, torn or too long.
+fn read_layout(path: &Path) -> Option<(Inputs, u64, u64)> {
     use std::io::{BufRead, Read};
     let mut file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
     let mut line = Vec::new();
     file.read_until(b'\n', &mut line).ok()?;
+    let header = line.len() as u64;
     let layout: Layout = serde_json::from_slice(line.strip_suffix(b"\n")?).ok()?;
     let mut inputs = Vec::new();
+    let mut offset = header;
     for (name, elem, len) in layout.inputs {
         let mut data = HostData::zeroed(Elem::parse(&elem)?, usize::try_from(len).ok()?);
         file.read_exact(data.as_bytes_mut()).ok()?;
+        offset += data.as_bytes().len() as u64;
         inputs.push((name, data));
     }
-    let mut reference = vec![0.0f64; usize::try_from(layout.reference).ok()?];
+    Some((inputs, offset, layout.reference))
+}
+
+/// The inputs and the reference's length, the file's size checked.
+fn read_inputs(path: &Path) -> Option<(Inputs, usize)> {
+    let (inputs, offset, reference) = read_layout(path)?;
+    let size = std::fs::metadata(path).ok()?.len();
+    (size == offset + reference * 8).then_some((inputs, usize::try_from(reference).ok()?))
+}
+
+/// The reference of `len` values at the end of the file.
+fn read_reference(path: &Path, len: usize) -> Option<Vec<f64>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let bytes = (len as u64).checked_mul(8)?;
+    file.seek(SeekFrom::Start(size.checked_sub(bytes)?)).ok()?;
+    let mut reference = vec![0.0f64; len];
     file.read_exact(bytemuck::cast_slice_mut(&mut reference))
         .ok()?;
-    let mut rest = [0u8; 1];
-    (file.read(&mut rest).ok()? == 0).then_some(Prepared { inputs, reference })
+    Some(reference)
+}
+
+/// The whole file: inputs and reference.
+#[cfg(test)]
+fn read(path: &Path) -> Option<Prepared> {
+    let (inputs, len) = read_inputs(path)?;
+    let reference = read_reference(path, len)?;
+    Some(Prepared { inputs, reference })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::problem::{Shape, SoftmaxRows, SumF32};
+
+    /// Everything, the reference included, as a process that judges sees it.
+    fn prepared(
+        dir: Option<&Path>,
+        problem: &dyn Problem,
+        i: &Instance,
+        seed: u64,
+        data: Data,
+    ) -> Prepared {
+        SharedData::open(dir, problem, i, seed, data)
+            .with_reference(problem)
+            .clone()
+    }
+
+    // The first process computes a session value; later ones read it
+    // without computing; without a folder every call computes.
+    #[test]
+    fn a_session_value_is_computed_once_and_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut calls = 0;
+        let mut get = |d: Option<&Path>| {
+            once_per_session(d, "ceilings-0", || {
+                calls += 1;
+                Ok::<_, std::io::Error>(vec![4594.3, 3949.7])
+            })
+            .unwrap()
+        };
+        assert_eq!(get(Some(dir.path())), vec![4594.3, 3949.7]);
+        assert_eq!(get(Some(dir.path())), vec![4594.3, 3949.7]);
+        get(None);
+        assert_eq!(calls, 2);
+        let failed: Result<u32, &str> = once_per_session(Some(dir.path()), "x", || Err("no"));
+        assert_eq!(failed, Err("no"));
+    }
+
+    // A process that finds the data defers the reference until an answer
+    // needs judging, and then reads the same reference the first prepared.
+    #[test]
+    fn a_later_process_reads_the_reference_only_when_it_judges() {
+        let dir = tempfile::tempdir().unwrap();
+        let i = Instance {
+            shape: Shape { rows: 4, cols: 100 },
+            dtype: Elem::F32,
+        };
+        let first = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
+        assert!(!first.prepared().reference.is_empty());
+        let mut later = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
+        assert_eq!(later.prepared().inputs, first.prepared().inputs);
+        assert!(later.prepared().reference.is_empty());
+        assert_eq!(later.with_reference(&SoftmaxRows), first.prepared());
+        // Gone before it was read: prepared again, the same.
+        let mut orphan = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
+        for f in std::fs::read_dir(dir.path()).unwrap() {
+            let _ = std::fs::remove_file(f.unwrap().path());
+        }
+        assert_eq!(orphan.with_reference(&SoftmaxRows), first.prepared());
+    }
+
+    // Only passing verdicts are kept, under the answer's digest; another
+    // answer, another shape or no folder finds none.
+    #[test]
+    fn passing_verdicts_are_kept_by_digest_and_failing_ones_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let i = Instance {
+            shape: Shape { rows: 2, cols: 8 },
+            dtype: Elem::F32,
+        };
+        let mut data = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
+        let d = answer_key(&[("y", 64, [1, 2])]);
+        let other = answer_key(&[("y", 64, [1, 3])]);
+        assert_ne!(d, other);
+        assert_ne!(d, answer_key(&[("z", 64, [1, 2])]));
+        assert_ne!(d, answer_key(&[("y", 60, [1, 2])]));
+        let pass = CheckOutcome {
+            error: 1e-9,
+            tolerance: 1e-6,
+            pass: true,
+            detail: String::new(),
+        };
+        let fail = CheckOutcome {
+            pass: false,
+            ..pass.clone()
+        };
+        data.remember(other, &fail);
+        assert_eq!(data.verdict(other), None);
+        assert_eq!(data.verdict(d), None);
+        data.remember(d, &pass);
+        let later = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
+        assert_eq!(later.verdict(d), Some(pass.clone()));
+        let elsewhere = Instance {
+            shape: Shape { rows: 4, cols: 4 },
+            ..i
+        };
+        let shape = SharedData::open(Some(dir.path()), &SoftmaxRows, &elsewhere, 3, Data::Timed);
+        assert_eq!(shape.verdict(d), None);
+        let mut alone = SharedData::open(None, &SoftmaxRows, &i, 3, Data::Timed);
+        assert_eq!(alone.verdict(d), None);
+        alone.remember(d, &pass);
+        assert_eq!(alone.verdict(d), Some(pass.clone()));
+        let again = SharedData::open(None, &SoftmaxRows, &i, 3, Data::Timed);
+        assert_eq!(again.verdict(d), None);
+    }
 
     // The second process reads what the first prepared, equal to preparing
     // it again; a torn file is prepared afresh.

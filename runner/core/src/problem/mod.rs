@@ -136,7 +136,7 @@ impl Scalar {
 }
 
 /// The verdict on one run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CheckOutcome {
     /// Error as the problem defines it.
     pub error: f64,

@@ -10,21 +10,25 @@
 #      by the harness its entry names, timed right after and combined with
 #      the book kernel it names into results/peers/<problem>.json;
 #   4. every example meant to pass (or to be wrong) profiled by Nsight
-#      Compute at its largest declared size and at the sizes {{#profile}}
-#      directives name, into results/profile/<id>/<n>.json
+#      Compute at its largest declared size, at the sizes {{#profile}}
+#      directives name and at the size of every exercise stage whose gates
+#      read a profile, into results/profile/<id>/<n>.json
 #      (`cuda-runner profile`).
 # Needs dist/bin (scripts/bundle) or cargo.
-# Usage: bench/gpu-session.sh OUTDIR [all|book|peers|profile]
-# `book` is step 1 with the auto-mode checks, `peers` steps 2 and 3 with the
+# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile]
+# `book` is step 1 with the auto-mode checks (when the first run took
+# more than SECOND_RUN_IF_UNDER_S seconds, 240 by default, the second run
+# is left to `book2`, which takes results/ as the first run's records, so
+# that each call stays within a device's per-call time limit), `peers` steps 2 and 3 with the
 # fast_reduce counters at 2^30 (it needs the book's current fast_reduce
 # record), `profile` step 4: calls of a device with a per-call time limit. OUTDIR receives one file,
 # session-STAGE.tar.gz: results/, the fixture's results/ and the logs under
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR [all|book|peers|profile]}"
+dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile]}"
 stage="${2:-all}"
-case $stage in all | book | peers | profile) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
+case $stage in all | book | book2 | peers | profile) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -35,9 +39,20 @@ export PATH="$bin:$PATH"
 start=$(date +%s)
 stamp() { echo "[session $(( $(date +%s) - start )) s] $*"; }
 
+second=no
 if [[ $stage == all || $stage == book ]]; then
 stamp "book, first full measuring run"
 CUDA_MEASURED_SAMPLES_DIR="$out/samples-run1" CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run1.log" | grep -E "^\[cuda\]" || true
+first_s=$(( $(date +%s) - start ))
+if [[ $stage == all || $first_s -lt ${SECOND_RUN_IF_UNDER_S:-240} ]]; then
+    second=yes
+else
+    stamp "first run took $first_s s: the second is left to stage book2"
+fi
+fi
+[[ $stage == book2 ]] && second=yes
+
+if [[ $second == yes ]]; then
 run1=$(mktemp -d)
 cp -r results/. "$run1/"
 stamp "book, second full measuring run"
@@ -133,9 +148,30 @@ import pathlib, re, tomllib
 def value(s):
     return int(eval(str(s).replace("^", "**")))
 named = {}
-for md in pathlib.Path("src").rglob("*.md"):
-    for id_, size in re.findall(r"\{\{#profile\s+(\S+)\s+\S+\s+(\S+)\s*\}\}", md.read_text()):
+# {{#profile}} directives of the chapters and of exercise stages' text.
+texts = list(pathlib.Path("src").rglob("*.md")) + list(pathlib.Path("kernels/exercise").rglob("*.toml"))
+for text in texts:
+    for id_, size in re.findall(r"\{\{#profile\s+(\S+)\s+\S+\s+(\S+)\s*\}\}", text.read_text()):
         named.setdefault(id_, set()).add(size)
+# Exercise stages (kernels/exercise/TRACK/STAGE.toml): a profile or
+# profile_ratio gate reads the starter's and the solution's profiles (and
+# those of the stage it compares with) at the stage's size.
+exercises = pathlib.Path("kernels/exercise")
+for path in exercises.rglob("*.toml"):
+    try:
+        stage = tomllib.loads(path.read_text())
+        gates = [g for g in stage.get("gate", []) if g.get("kind") in ("profile", "profile_ratio")]
+        if not gates:
+            continue
+        files = [path.parent / stage["starter"], path.parent / stage["solution"]]
+        for over in {g.get("over", "starter") for g in gates} - {"starter"}:
+            other = exercises / over if "/" in over else path.parent / over
+            other = other.with_name(other.name + ".toml")
+            files.append(other.parent / tomllib.loads(other.read_text())["solution"])
+        for f in files:
+            named.setdefault(str(f.relative_to("kernels").with_suffix("")), set()).add(str(stage["size"]))
+    except Exception as e:
+        print(f"# {path}: {e}")
 for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
     m = re.search(r"/\*\+\+\+\n(.*?)\n\+\+\+\*/", path.read_text(), re.S)
     if not m:

@@ -10,7 +10,8 @@
 use crate::catalog::{Catalog, ChapterText};
 use crate::compile_step;
 use crate::config::{Mode, Settings};
-use crate::directives::{self, Directive};
+use crate::directives::{self, Directive, Found};
+use crate::exercise_page;
 use crate::measure::{self, Bench, IsolatedBench, MeasureError, Settled};
 use crate::outcome::Outcome;
 use crate::render::{self, Panel, Target};
@@ -145,13 +146,93 @@ pub fn process(
 }
 
 /// What rewriting a chapter needs to know of the whole book.
-struct BookView<'a> {
+pub(crate) struct BookView<'a> {
     /// Every example's outcome, and the stored reports.
-    results: &'a Results<'a>,
+    pub(crate) results: &'a Results<'a>,
     /// The `id` of each entry's panel, in catalog order.
-    anchors: Vec<Option<String>>,
+    pub(crate) anchors: Vec<Option<String>>,
     /// Each chapter's source path, relative to the chapters folder.
     paths: Vec<&'a Path>,
+}
+
+/// The chapter being rewritten, and what it is rewritten for.
+pub(crate) struct Page<'a> {
+    /// The whole book.
+    pub(crate) book: &'a BookView<'a>,
+    /// HTML or markdown.
+    pub(crate) target: Target,
+    /// The chapter's source path, relative to the chapters folder.
+    source_path: &'a Path,
+}
+
+impl Page<'_> {
+    /// The text replacing a directive that is not an exercise stage, its
+    /// problem (if any) added to `report` at `place`.
+    pub(crate) fn directive(
+        &self,
+        found: &Found,
+        place: &str,
+        alone: bool,
+        report: &mut Report,
+    ) -> String {
+        let results = self.book.results;
+        match &found.parsed {
+            Err(message) => {
+                report.push(Severity::Malformed, place, &found.text, message);
+                render::directive_error(self.target, &format!("{place}: {message}"))
+            }
+            Ok(directive) => {
+                let mut value = values::evaluate(directive, results);
+                if let Value::Status(page) = &mut value {
+                    page.link_from(&self.book.paths, self.source_path);
+                }
+                if let Some(reason) = value.problem() {
+                    let severity = if awaits_measuring(directive, results) {
+                        Severity::Pending
+                    } else {
+                        Severity::Unmeasured
+                    };
+                    report.push(severity, place, &found.text, reason);
+                }
+                render::value(self.target, &value, alone)
+            }
+        }
+    }
+
+    /// Markdown written in `file` from line `first_line` on (a stage's
+    /// text), with its directives replaced; a stage inside it is refused.
+    pub(crate) fn expand(
+        &self,
+        text: &str,
+        file: &str,
+        first_line: usize,
+        report: &mut Report,
+    ) -> String {
+        let scan = scan::scan(text);
+        let mut edits = Vec::new();
+        for found in directives::find(text, &scan) {
+            let place = format!("{file}:{}", first_line + found.line - 1);
+            let alone = alone_on_line(text, &found.range);
+            let replaced = if let Ok(Directive::Exercise { .. }) = &found.parsed {
+                let message =
+                    "a stage's text cannot show another stage: move the directive to the chapter";
+                report.push(Severity::Malformed, &place, &found.text, message);
+                render::directive_error(self.target, &format!("{place}: {message}"))
+            } else {
+                self.directive(&found, &place, alone, report)
+            };
+            let continuation = if alone {
+                scan::continuation_prefix(text, found.range.start)
+            } else {
+                leading_container(text, found.range.start)
+            };
+            edits.push(Edit {
+                range: found.range,
+                text: splice::fit(&replaced, &continuation, false),
+            });
+        }
+        splice::apply(text, edits)
+    }
 }
 
 /// Adds the problems of the chapter's examples and directives to `report`
@@ -196,6 +277,10 @@ fn rewrite_chapter(
                 report.push(severity, entry.place.to_string(), id.clone(), reason);
             }
         }
+        // A stage's kernels are shown by the stage, where its directive is.
+        if entry.exercise.is_some() {
+            continue;
+        }
         let text = render::block(target, entry.example(), first_listing.then_some(&panel));
         edits.push(Edit {
             range: entry.block.range.clone(),
@@ -203,29 +288,25 @@ fn rewrite_chapter(
         });
     }
     let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
+    let page = Page {
+        book,
+        target,
+        source_path: &chapter.source_path,
+    };
     for found in directives::find(content, &catalog.chapters[index]) {
         let place = format!("{chapter_file}:{}", found.line);
         let alone = alone_on_line(content, &found.range);
-        let text = match &found.parsed {
-            Err(message) => {
+        let text = match (&found.parsed, catalog.exercise_at(index, found.range.start)) {
+            (Ok(Directive::Exercise { .. }), Some(slot)) if alone => {
+                exercise_page::render(&page, slot, &found.text, &place, report)
+            }
+            (Ok(Directive::Exercise { .. }), _) => {
+                let message =
+                    "a stage is a block of its own: write the directive alone on its line";
                 report.push(Severity::Malformed, &place, &found.text, message);
                 render::directive_error(target, &format!("{place}: {message}"))
             }
-            Ok(directive) => {
-                let mut value = values::evaluate(directive, results);
-                if let Value::Status(page) = &mut value {
-                    page.link_from(&book.paths, &chapter.source_path);
-                }
-                if let Some(reason) = value.problem() {
-                    let severity = if awaits_measuring(directive, results) {
-                        Severity::Pending
-                    } else {
-                        Severity::Unmeasured
-                    };
-                    report.push(severity, &place, &found.text, reason);
-                }
-                render::value(target, &value, alone)
-            }
+            _ => page.directive(&found, &place, alone, report),
         };
         let continuation = if alone {
             scan::continuation_prefix(content, found.range.start)

@@ -1,10 +1,13 @@
 //! The book's runnable examples: every chapter scanned, every
 //! `cuda run` block resolved into an [`Example`] with its key, its launch
 //! plans checked against the target GPU's limits without one
-//! ([`plan_check`]), ids checked for duplicates across the book. Both the
+//! ([`plan_check`]), ids checked for duplicates across the book. The
+//! kernels an `{{#exercise}}` stage names are entries too ([`exercises`]),
+//! so they are compiled, measured and listed like any example. Both the
 //! preprocessor and the `check` and `status` subcommands start here.
 
 use crate::config::Settings;
+use crate::exercises::{self, ExerciseSlot};
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
 use cuda_measured_core::example::{Example, Origin};
 use cuda_measured_core::plan_check;
@@ -38,6 +41,10 @@ pub struct Entry {
     /// kernel file with another anchor): that entry's index. The example is
     /// measured and reported once, under its first block.
     pub repeat_of: Option<usize>,
+    /// When an `{{#exercise}}` stage names this kernel rather than a
+    /// block: the index of that stage in [`Catalog::exercises`]. Its
+    /// `block` is then the directive's place, and the stage shows it.
+    pub exercise: Option<usize>,
 }
 
 impl Entry {
@@ -76,8 +83,13 @@ pub struct Resolved {
 pub struct Catalog {
     /// Scans of the chapters, in the order given.
     pub chapters: Vec<ChapterScan>,
-    /// Runnable blocks of all chapters, in reading order.
+    /// Runnable blocks of all chapters, in reading order, and the kernels
+    /// of exercise stages where their directive is.
     pub entries: Vec<Entry>,
+    /// The `{{#exercise}}` stages, in reading order.
+    pub exercises: Vec<ExerciseSlot>,
+    /// The entry of each example id's first listing.
+    first_entry: HashMap<String, usize>,
 }
 
 impl Catalog {
@@ -85,7 +97,6 @@ impl Catalog {
     pub fn build(settings: &Settings, chapters: &[ChapterText]) -> Catalog {
         let store = Store::new(&settings.results);
         let mut catalog = Catalog::default();
-        let mut first_entry: HashMap<String, usize> = HashMap::new();
         for (index, chapter) in chapters.iter().enumerate() {
             let chapter_scan = scan::scan(&chapter.content);
             let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
@@ -94,30 +105,55 @@ impl Catalog {
                     file: chapter_file.clone(),
                     line: block.fence_line,
                 };
-                let (resolved, repeat_of) =
-                    match resolve(settings, &store, chapter, &chapter_file, block, &place) {
-                        Err(message) => (Err(message), None),
-                        Ok(r) => match catalog.first_listing(&first_entry, &r, &place) {
-                            Err(message) => (Err(message), None),
-                            Ok(first) => {
-                                if first.is_none() {
-                                    first_entry.insert(r.example.id.clone(), catalog.entries.len());
-                                }
-                                (Ok(r), first)
-                            }
-                        },
-                    };
-                catalog.entries.push(Entry {
-                    chapter: index,
-                    block: block.clone(),
-                    place,
-                    resolved,
-                    repeat_of,
-                });
+                let resolved = resolve(settings, &store, chapter, &chapter_file, block, &place);
+                catalog.push(index, block.clone(), place, resolved, None);
             }
+            exercises::register(
+                &mut catalog,
+                settings,
+                &store,
+                index,
+                chapter,
+                &chapter_scan,
+            );
             catalog.chapters.push(chapter_scan);
         }
+        exercises::register_baselines(&mut catalog, settings, &store);
         catalog
+    }
+
+    /// Adds an entry for `block`, a repeat of an earlier listing of the
+    /// same example, or an error when another example took its id.
+    pub(crate) fn push(
+        &mut self,
+        chapter: usize,
+        block: RunBlock,
+        place: Origin,
+        resolved: Result<Resolved, String>,
+        exercise: Option<usize>,
+    ) -> usize {
+        let (resolved, repeat_of) = match resolved {
+            Err(message) => (Err(message), None),
+            Ok(r) => match self.first_listing(&r, &place) {
+                Err(message) => (Err(message), None),
+                Ok(first) => {
+                    if first.is_none() {
+                        self.first_entry
+                            .insert(r.example.id.clone(), self.entries.len());
+                    }
+                    (Ok(r), first)
+                }
+            },
+        };
+        self.entries.push(Entry {
+            chapter,
+            block,
+            place,
+            resolved,
+            repeat_of,
+            exercise,
+        });
+        self.entries.len() - 1
     }
 
     /// The entry of a resolved example id (its first listing).
@@ -130,14 +166,9 @@ impl Catalog {
     /// For an example whose id was listed before: the earlier entry when it
     /// is the same example (same source file, same key), an error naming
     /// both places when another example took the id.
-    fn first_listing(
-        &self,
-        first_entry: &HashMap<String, usize>,
-        resolved: &Resolved,
-        place: &Origin,
-    ) -> Result<Option<usize>, String> {
+    fn first_listing(&self, resolved: &Resolved, place: &Origin) -> Result<Option<usize>, String> {
         let id = &resolved.example.id;
-        let Some(&first) = first_entry.get(id) else {
+        let Some(&first) = self.first_entry.get(id) else {
             return Ok(None);
         };
         let earlier = &self.entries[first];
@@ -192,7 +223,30 @@ fn resolve(
             id.as_deref(),
         ),
     }
-    .map_err(|e| with_place(place, e.to_string()))?;
+    .map_err(|e| with_place(place, e.to_string()));
+    checked(store, example, place)
+}
+
+/// The example of a kernel file under the kernels folder (`path` relative
+/// to it), with its default id, reported at `place`.
+pub(crate) fn resolve_file(
+    settings: &Settings,
+    store: &Store,
+    path: &str,
+    place: &Origin,
+) -> Result<Resolved, String> {
+    let example = Example::from_file(&settings.root, &settings.kernels, path, None, None)
+        .map_err(|e| with_place(place, e.to_string()));
+    checked(store, example, place)
+}
+
+/// A resolved example held to the checks without a GPU, with its key.
+fn checked(
+    store: &Store,
+    example: Result<Example, String>,
+    place: &Origin,
+) -> Result<Resolved, String> {
+    let example = example?;
     static_checks(&example).map_err(|message| with_place(place, message))?;
     store
         .path_of(&example.id)

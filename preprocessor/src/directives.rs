@@ -13,7 +13,9 @@
 //! - `{{#repeatability}}`: two back-to-back measuring runs compared, from
 //!   `results/repeatability.json`;
 //! - `{{#status}}`: every example of the book with its state, record and
-//!   key figure, linked to its panel.
+//!   key figure, linked to its panel;
+//! - `{{#exercise TRACK/STAGE}}`: a stage of a staged exercise, declared in
+//!   `kernels/exercise/TRACK/STAGE.toml` (see [`crate::exercise_page`]).
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
@@ -153,6 +155,11 @@ pub enum Directive {
     Repeatability,
     /// `{{#status}}`.
     Status,
+    /// `{{#exercise TRACK/STAGE}}`.
+    Exercise {
+        /// The stage's name, its file under `kernels/exercise/` without `.toml`.
+        name: String,
+    },
 }
 
 impl Directive {
@@ -165,8 +172,9 @@ impl Directive {
             Directive::Ceiling { id, .. } | Directive::Profile { id, .. } => vec![id.as_str()],
             // The compared example is named in the stored file, not here.
             Directive::Gpu | Directive::Peers { .. } | Directive::Repeatability => Vec::new(),
-            // Every example, none by name.
-            Directive::Status => Vec::new(),
+            // Every example, none by name; an exercise's kernels are
+            // entries of their own.
+            Directive::Status | Directive::Exercise { .. } => Vec::new(),
         }
     }
 }
@@ -189,8 +197,8 @@ pub struct Found {
 /// a name starting with one of these that is not exactly one of ours is a
 /// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
 /// So is a name one or two letters from ours (`mesured`, `cieling`).
-const OWNED_PREFIXES: [&str; 9] = [
-    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil",
+const OWNED_PREFIXES: [&str; 10] = [
+    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil", "exerc",
 ];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -309,6 +317,13 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
         ("repeatability", _) => Err(usage("repeatability", "it takes no arguments")),
         ("status", []) => Ok(Directive::Status),
         ("status", _) => Err(usage("status", "it takes no arguments")),
+        ("exercise", [name]) => Ok(Directive::Exercise {
+            name: name.to_string(),
+        }),
+        ("exercise", _) => Err(usage(
+            "exercise TRACK/STAGE",
+            "one stage, read from kernels/exercise/TRACK/STAGE.toml, e.g. {{#exercise reduction/stage3}}",
+        )),
         _ => Err(unknown_directive(name)),
     }
 }
@@ -342,7 +357,7 @@ fn known_names() -> impl Iterator<Item = &'static str> {
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 9] = [
+const KNOWN: [&str; 10] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
@@ -352,6 +367,7 @@ const KNOWN: [&str; 9] = [
     "{{#peers PROBLEM}}",
     "{{#repeatability}}",
     "{{#status}}",
+    "{{#exercise TRACK/STAGE}}",
 ];
 
 /// A problem name as the runner's problems are named (`sum_f32`): it
@@ -473,6 +489,12 @@ mod tests {
             ),
             ("{{ #repeatability }}", Directive::Repeatability),
             ("{{#status}}", Directive::Status),
+            (
+                "{{#exercise reduction/stage3}}",
+                Directive::Exercise {
+                    name: "reduction/stage3".into(),
+                },
+            ),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -512,6 +534,12 @@ mod tests {
             ("{{#repeat}}", "{{#repeatability}}"),
             ("{{#status all}}", "no arguments"),
             ("{{#statuses}}", "{{#status}}"),
+            ("{{#exercise}}", "{{#exercise TRACK/STAGE}}"),
+            ("{{#exercise a b}}", "{{#exercise TRACK/STAGE}}"),
+            (
+                "{{#excercise a/b}}",
+                "did you mean `{{#exercise TRACK/STAGE}}`?",
+            ),
         ];
         for (text, want) in cases {
             let got = found(text);

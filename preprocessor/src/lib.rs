@@ -13,6 +13,9 @@
 //! `{{#status}}`); [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
+//! A staged exercise's `{{#exercise}}` has its kernels registered by
+//! [`exercises`], its gates judged by [`exercise_gates`] and its stage laid
+//! out by [`exercise_page`].
 
 pub mod book_files;
 pub mod book_pass;
@@ -23,6 +26,9 @@ pub mod compile_run;
 pub mod compile_step;
 pub mod config;
 pub mod directives;
+pub mod exercise_gates;
+pub mod exercise_page;
+pub mod exercises;
 pub mod fence_info;
 pub mod figures;
 pub mod measure;

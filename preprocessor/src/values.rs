@@ -11,6 +11,7 @@ use crate::figures;
 use crate::outcome::Outcome;
 use crate::scan::RunSpec;
 use crate::stored::StoredReports;
+use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::size::Size;
 use cuda_measured_core::{peers, repeatability, suggest};
@@ -43,6 +44,24 @@ impl<'a> Results<'a> {
     /// Their outcomes, in catalog order.
     pub fn outcomes(&self) -> &'a [Outcome] {
         self.outcomes
+    }
+
+    /// The stored reports (peers, repeatability, profiles).
+    pub fn stored(&self) -> &'a StoredReports {
+        self.stored
+    }
+
+    /// Whether the figures of `id` (at `size`, when given) wait only to be
+    /// measured: the example has no record for its current code and
+    /// declares the size. An unknown or broken example does not wait.
+    pub fn waits_on(&self, id: &str, size: Option<Size>) -> bool {
+        let Some(index) = self.catalog.by_id(id) else {
+            return false;
+        };
+        self.outcomes[index].state().awaits_measuring()
+            && self.catalog.entries[index]
+                .example()
+                .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)))
     }
 
     /// The current key of example `id` and its outcome, when the book has it.
@@ -319,6 +338,10 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             results.catalog,
             results.outcomes,
         ))),
+        // A whole stage, laid out by crate::exercise_page where it stands.
+        Directive::Exercise { .. } => Value::Unmeasured(
+            "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),
+        ),
     }
 }
 
@@ -387,10 +410,7 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
             .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
         // A profile not collected yet, or collected for earlier code, waits
         // for the GPU machine's profiling run.
-        Directive::Profile { id, size, .. } => match results.stored.profile(id, *size) {
-            Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
-            Err(_) => results.current(id).is_some(),
-        },
+        Directive::Profile { id, size, .. } => profile_awaits(id, *size, results),
         Directive::Repeatability => results.stored.repeatability().is_ok_and(|report| {
             report.method_version == cuda_measured_core::METHOD_VERSION
                 && report
@@ -510,44 +530,10 @@ fn source_title(id: &str, size: Size, record: &Record) -> String {
 /// A `{{#profile}}` figure: `metric` of the example's kernels in its
 /// stored profile, when the profile is current and of `size`.
 fn profile_figure(id: &str, metric: &str, size: Size, results: &Results<'_>) -> Value {
-    let Some((key, _)) = results.current(id) else {
-        return Value::Unmeasured(format!("`{id}` is not an example of this book"));
+    let (profile, values) = match profile_values(id, metric, size, results) {
+        Ok(found) => found,
+        Err(reason) => return Value::Unmeasured(reason),
     };
-    let target = cuda_measured_core::limits::KnownGpu::target().name;
-    let file = results
-        .stored
-        .shown(&cuda_measured_core::profile::relative_path(
-            id, size, target,
-        ));
-    let profile = match results.stored.profile(id, size) {
-        Ok(p) => p,
-        Err(reason) => {
-            return Value::Unmeasured(format!("no profile of `{id}` was collected ({reason})"));
-        }
-    };
-    if profile.example != id || profile.gpu != target {
-        return Value::Unmeasured(format!(
-            "{file} holds a profile of `{}` on {}, not of `{id}` on {target}",
-            profile.example, profile.gpu
-        ));
-    }
-    if profile.key != key {
-        return Value::Unmeasured(format!(
-            "{file} was profiled for an earlier version of `{id}`; profile it again on a GPU machine"
-        ));
-    }
-    if profile.n != size {
-        return Value::Unmeasured(format!(
-            "`{id}` was profiled at N = {}, not {size}",
-            profile.n
-        ));
-    }
-    let values = profile.values(metric);
-    if values.is_empty() {
-        return Value::Unmeasured(format!(
-            "{file} has no `{metric}`: Nsight Compute did not collect it"
-        ));
-    }
     let text = if let [(_, m)] = values.as_slice() {
         cuda_measured_core::profile::shown(m)
     } else {
@@ -565,13 +551,82 @@ fn profile_figure(id: &str, metric: &str, size: Size, results: &Results<'_>) -> 
     };
     Value::Figure {
         text,
-        title: format!(
-            "{metric} of {id} at N = {size}, Nsight Compute ({}, clocks not locked) on {}, {}",
-            profile.tool,
-            profile.gpu,
-            figures::date(&profile.measured_at)
-        ),
+        title: profile_title(&profile, metric),
     }
+}
+
+/// `metric` of every kernel of the current stored profile of `id` at
+/// `size`, with the profile, or why there is none (not collected, of
+/// earlier code, of another example, GPU or size, or without the counter).
+pub fn profile_values(
+    id: &str,
+    metric: &str,
+    size: Size,
+    results: &Results<'_>,
+) -> Result<(cuda_measured_core::profile::Profile, Vec<(String, Metric)>), String> {
+    let Some((key, _)) = results.current(id) else {
+        return Err(format!("`{id}` is not an example of this book"));
+    };
+    let target = cuda_measured_core::limits::KnownGpu::target().name;
+    let file = results
+        .stored
+        .shown(&cuda_measured_core::profile::relative_path(
+            id, size, target,
+        ));
+    let profile = results
+        .stored
+        .profile(id, size)
+        .map_err(|reason| format!("no profile of `{id}` was collected ({reason})"))?;
+    if profile.example != id || profile.gpu != target {
+        return Err(format!(
+            "{file} holds a profile of `{}` on {}, not of `{id}` on {target}",
+            profile.example, profile.gpu
+        ));
+    }
+    if profile.key != key {
+        return Err(format!(
+            "{file} was profiled for an earlier version of `{id}`; profile it again on a GPU machine"
+        ));
+    }
+    if profile.n != size {
+        return Err(format!(
+            "`{id}` was profiled at N = {}, not {size}",
+            profile.n
+        ));
+    }
+    let values: Vec<(String, Metric)> = profile
+        .values(metric)
+        .into_iter()
+        .map(|(kernel, m)| (kernel.to_string(), m.clone()))
+        .collect();
+    if values.is_empty() {
+        return Err(format!(
+            "{file} has no `{metric}`: Nsight Compute did not collect it"
+        ));
+    }
+    Ok((profile, values))
+}
+
+/// Whether the profile of `id` at `size` waits only for the GPU machine's
+/// profiling run: none collected yet, or one of earlier code, for an
+/// example of this book.
+pub fn profile_awaits(id: &str, size: Size, results: &Results<'_>) -> bool {
+    match results.stored.profile(id, size) {
+        Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
+        Err(_) => results.current(id).is_some(),
+    }
+}
+
+/// Where a profile figure comes from, for its tooltip.
+pub fn profile_title(profile: &cuda_measured_core::profile::Profile, metric: &str) -> String {
+    format!(
+        "{metric} of {} at N = {}, Nsight Compute ({}, clocks not locked) on {}, {}",
+        profile.example,
+        profile.n,
+        profile.tool,
+        profile.gpu,
+        figures::date(&profile.measured_at)
+    )
 }
 
 /// A kernel's name without its parameter list: `reduce_fast` for

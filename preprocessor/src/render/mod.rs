@@ -7,6 +7,7 @@
 //! [`chart`].
 
 pub mod chart;
+pub mod exercise;
 pub mod html;
 pub mod markdown;
 pub mod reports;

@@ -1,0 +1,533 @@
+//! The measured side of an exercise stage, from the store: the figures of
+//! starter and solution side by side at the stage's size, the counts read
+//! off their stored launches, and every gate judged for both. A figure or
+//! gate without current data is *not measured*, with the reason and
+//! whether it only waits for a GPU to measure or profile it.
+
+use crate::figures;
+use crate::outcome::status_words;
+use crate::values::{self, Results};
+use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, Stage};
+use cuda_measured_core::record::{Record, SizeResult, Status};
+use cuda_measured_core::size::Size;
+
+/// Starter and solution, side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageTable {
+    /// The size every figure is of.
+    pub size: Size,
+    /// The example ids of starter and solution.
+    pub ids: [String; 2],
+    /// Measured figures and counts.
+    pub rows: Vec<FigureRow>,
+    /// The gates, correctness first.
+    pub gates: Vec<GateRow>,
+}
+
+/// A row of figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureRow {
+    /// What the row shows (markdown code allowed).
+    pub heading: String,
+    /// Starter's and solution's cells.
+    pub cells: [Cell; 2],
+}
+
+/// A figure, or `not measured` with the reason as its title.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// What the cell reads.
+    pub text: String,
+    /// Where it comes from, or why it is missing.
+    pub title: Option<String>,
+    /// Whether it is missing.
+    pub missing: bool,
+}
+
+/// A gate, judged for starter and solution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateRow {
+    /// What it asks, in words.
+    pub needs: String,
+    /// 1-based line of the gate in the stage file.
+    pub line: usize,
+    /// Starter's and solution's verdicts.
+    pub cells: [Judged; 2],
+}
+
+/// A gate's verdict on one kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Judged {
+    /// Within the bound; the figure measured and where it comes from.
+    Passed(String, String),
+    /// Outside the bound; the figure measured and where it comes from.
+    Failed(String, String),
+    /// No current data.
+    NotMeasured(Unavailable),
+}
+
+/// Why a figure is missing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unavailable {
+    /// What is missing and how to get it.
+    pub reason: String,
+    /// Whether measuring or profiling on a GPU machine settles it.
+    pub waits: bool,
+}
+
+/// The measured side of `stage`.
+pub fn table(stage: &Stage, results: &Results<'_>) -> StageTable {
+    let ids = [stage.starter.id(), stage.solution.id()];
+    let size = stage.size;
+    let cell = |id: &str, show: &dyn Fn(&Record, &SizeResult) -> Option<String>| match timing(
+        id, size, results,
+    ) {
+        Ok((record, s)) => match show(record, s) {
+            Some(text) => Cell {
+                text,
+                title: Some(source(id, size, record)),
+                missing: false,
+            },
+            None => Cell {
+                text: "n/a".into(),
+                title: None,
+                missing: false,
+            },
+        },
+        Err(why) => Cell {
+            text: "not measured".into(),
+            title: Some(why.reason),
+            missing: true,
+        },
+    };
+    let row = |heading: &str, show: &dyn Fn(&Record, &SizeResult) -> Option<String>| FigureRow {
+        heading: heading.to_string(),
+        cells: ids.map(|id| cell(id, show)),
+    };
+    let mut rows = vec![
+        row("median time", &|_, s| Some(figures::time_us(s.median_us))),
+        row("GB/s", &|_, s| Some(figures::gbs_number(s.gbs))),
+        row("% of the read ceiling", &|_, s| {
+            s.pct_ceiling.map(figures::percent)
+        }),
+        row("launch", &|_, s| {
+            Some(
+                s.launches
+                    .iter()
+                    .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, plan)| plan))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        }),
+    ];
+    rows.extend(
+        stage
+            .counts
+            .iter()
+            .map(|c| count_row(c, ids, size, results)),
+    );
+    let gates = stage
+        .gates
+        .iter()
+        .map(|gate| GateRow {
+            needs: needs(&gate.kind, stage, results),
+            line: gate.line,
+            cells: ids.map(|id| judge(&gate.kind, id, stage, results)),
+        })
+        .collect();
+    StageTable {
+        size,
+        ids: ids.map(str::to_string),
+        rows,
+        gates,
+    }
+}
+
+/// A count row: how many of something each kernel's first stored launch
+/// makes, the solution's against the starter's.
+fn count_row(count: &Count, ids: [&str; 2], size: Size, results: &Results<'_>) -> FigureRow {
+    let per = [count.starter, count.solution];
+    let of = |i: usize| -> Result<(u64, String), String> {
+        let (_, s) = timing(ids[i], size, results).map_err(|u| u.reason)?;
+        let launch = s.launches.first().ok_or("no launch stored")?;
+        let (grid, block) = grid_and_block(launch)
+            .ok_or_else(|| format!("the stored launch `{launch}` does not read as GRID x BLOCK"))?;
+        let title = format!(
+            "one per {} of the stored launch, {grid} x {block}",
+            per[i].unit()
+        );
+        Ok((per[i].of(grid, block), title))
+    };
+    let found = [of(0), of(1)];
+    let ratio = match (&found[0], &found[1]) {
+        (Ok((a, _)), Ok((b, _))) if *a > 0 && *b > 0 && a != b => Some(if a > b {
+            format!(" ({} fewer)", figures::ratio(*a as f64 / *b as f64))
+        } else {
+            format!(" ({} more)", figures::ratio(*b as f64 / *a as f64))
+        }),
+        _ => None,
+    };
+    let cells = [0, 1].map(|i| match &found[i] {
+        Ok((n, title)) => Cell {
+            text: format!(
+                "{}{}",
+                grouped(*n),
+                if i == 1 {
+                    ratio.as_deref().unwrap_or("")
+                } else {
+                    ""
+                }
+            ),
+            title: Some(title.clone()),
+            missing: false,
+        },
+        Err(reason) => Cell {
+            text: "not measured".into(),
+            title: Some(reason.clone()),
+            missing: true,
+        },
+    });
+    FigureRow {
+        heading: count.what.clone(),
+        cells,
+    }
+}
+
+/// The grid and block of a stored launch: `kernel: 16384 x 256, 1024 B shared`.
+fn grid_and_block(launch: &str) -> Option<(u64, u64)> {
+    let plan = launch.split_once(": ").map_or(launch, |(_, plan)| plan);
+    let dims = plan.split(',').next()?;
+    let (grid, block) = dims.split_once(" x ")?;
+    Some((grid.trim().parse().ok()?, block.trim().parse().ok()?))
+}
+
+/// `4,194,304`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A bound as written: `50`, `0.8`, `12.5`.
+fn bound(v: f64) -> String {
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// What a baseline is called in a sentence.
+fn baseline_words(over: &Baseline) -> String {
+    match over {
+        Baseline::Starter => "the starter".into(),
+        Baseline::Stage { name, .. } => {
+            let stage = name.rsplit('/').next().unwrap_or(name);
+            match stage
+                .strip_prefix("stage")
+                .filter(|n| n.parse::<u32>().is_ok())
+            {
+                Some(number) => format!("stage {number}'s solution"),
+                None => format!("the solution of `{stage}`"),
+            }
+        }
+    }
+}
+
+/// The example id a baseline compares with.
+fn baseline_id<'s>(over: &'s Baseline, stage: &'s Stage) -> &'s str {
+    match over {
+        Baseline::Starter => stage.starter.id(),
+        Baseline::Stage { solution, .. } => solution.id(),
+    }
+}
+
+/// `≥ 50%`, `≤ 0.8×`, `between 1 and 2`.
+fn bounds_words(min: Option<f64>, max: Option<f64>, unit: &str) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("between {}{unit} and {}{unit}", bound(a), bound(b)),
+        (Some(a), None) => format!("≥ {}{unit}", bound(a)),
+        (None, Some(b)) => format!("≤ {}{unit}", bound(b)),
+        (None, None) => "any".into(),
+    }
+}
+
+/// What a gate asks, in words.
+pub fn needs(kind: &GateKind, stage: &Stage, results: &Results<'_>) -> String {
+    match kind {
+        GateKind::Correct => format!("correct at N = {} and at every edge size", stage.size),
+        GateKind::Profile { metric, min, max } => {
+            let (label, unit) = exercise::metric_label(metric);
+            format!("{label} {}", bounds_words(*min, *max, unit))
+        }
+        GateKind::ProfileRatio {
+            metric,
+            over,
+            min,
+            max,
+        } => {
+            let (label, _) = exercise::metric_label(metric);
+            format!(
+                "{label} {} those of {}",
+                bounds_words(*min, *max, "×"),
+                baseline_words(over)
+            )
+        }
+        GateKind::Speedup { over, min } => {
+            format!(
+                "at least {}× as fast as {}",
+                bound(*min),
+                baseline_words(over)
+            )
+        }
+        GateKind::Time { max_us } => format!("median time ≤ {} µs", bound(*max_us)),
+        GateKind::PctCeiling { min } => format!("at least {}% of the read ceiling", bound(*min)),
+        GateKind::Peer { peer, max } => {
+            let name = peer_name(peer, stage, results);
+            if *max == 1.0 {
+                format!("as fast as {name} or faster")
+            } else {
+                format!("median time ≤ {}× {name}'s", bound(*max))
+            }
+        }
+    }
+}
+
+/// The short name of a peer as the stored comparison names it.
+fn peer_name(peer: &str, stage: &Stage, results: &Results<'_>) -> String {
+    problem_of(stage.solution.id(), results)
+        .and_then(|problem| results.stored().peers(&problem).ok())
+        .and_then(|report| {
+            report
+                .peer_info
+                .iter()
+                .find(|p| p.key == peer)
+                .map(|p| p.short.clone())
+        })
+        .unwrap_or_else(|| peer.to_string())
+}
+
+/// The problem an example of the book solves.
+fn problem_of(id: &str, results: &Results<'_>) -> Option<String> {
+    let index = results.catalog().by_id(id)?;
+    let example = results.catalog().entries[index].example()?;
+    Some(example.declaration.problem.clone())
+}
+
+/// The current figures of `id` at `size`, or why there are none.
+fn timing<'a>(
+    id: &str,
+    size: Size,
+    results: &Results<'a>,
+) -> Result<(&'a Record, &'a SizeResult), Unavailable> {
+    results.at(id, size).map_err(|reason| Unavailable {
+        reason,
+        waits: results.waits_on(id, Some(size)),
+    })
+}
+
+/// Where a figure of `id` comes from.
+fn source(id: &str, size: Size, record: &Record) -> String {
+    let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
+    format!(
+        "{id} at N = {size} on {gpu}, measured {}",
+        figures::date(&record.measured_at)
+    )
+}
+
+/// A profiler counter of `id`'s one kernel: value, as shown, and source.
+fn counter(
+    id: &str,
+    short: &str,
+    size: Size,
+    results: &Results<'_>,
+) -> Result<(f64, String, String), Unavailable> {
+    let metric = cuda_measured_core::profile::metric_named(short).unwrap_or_default();
+    let (profile, found) =
+        values::profile_values(id, &metric, size, results).map_err(|reason| Unavailable {
+            reason,
+            waits: values::profile_awaits(id, size, results),
+        })?;
+    match found.as_slice() {
+        [(_, m)] => Ok((
+            m.value,
+            cuda_measured_core::profile::shown(m),
+            values::profile_title(&profile, &metric),
+        )),
+        many => Err(Unavailable {
+            reason: format!(
+                "the profile of `{id}` has {} kernels with `{short}`: a gate reads an example of one kernel",
+                many.len()
+            ),
+            waits: false,
+        }),
+    }
+}
+
+fn within(v: f64, min: Option<f64>, max: Option<f64>) -> bool {
+    min.is_none_or(|m| v >= m) && max.is_none_or(|m| v <= m)
+}
+
+fn verdict(pass: bool, figure: String, title: String) -> Judged {
+    if pass {
+        Judged::Passed(figure, title)
+    } else {
+        Judged::Failed(figure, title)
+    }
+}
+
+/// A gate's verdict on example `id` of `stage`.
+pub fn judge(kind: &GateKind, id: &str, stage: &Stage, results: &Results<'_>) -> Judged {
+    judged(kind, id, stage, results).unwrap_or_else(Judged::NotMeasured)
+}
+
+fn judged(
+    kind: &GateKind,
+    id: &str,
+    stage: &Stage,
+    results: &Results<'_>,
+) -> Result<Judged, Unavailable> {
+    let size = stage.size;
+    Ok(match kind {
+        GateKind::Correct => {
+            let record = results.record(id).map_err(|reason| Unavailable {
+                reason,
+                waits: results.waits_on(id, None),
+            })?;
+            let mut words = status_words(record.status);
+            if record.status != Status::Pass && record.as_expected() {
+                words.push_str(" (expected)");
+            }
+            let title = if record.message.is_empty() {
+                format!("{id}, measured {}", figures::date(&record.measured_at))
+            } else {
+                record.message.clone()
+            };
+            verdict(record.status == Status::Pass, words, title)
+        }
+        GateKind::Profile { metric, min, max } => {
+            let (value, shown, title) = counter(id, metric, size, results)?;
+            verdict(within(value, *min, *max), shown, title)
+        }
+        GateKind::ProfileRatio {
+            metric,
+            over,
+            min,
+            max,
+        } => {
+            let other = baseline_id(over, stage);
+            let (value, shown, _) = counter(id, metric, size, results)?;
+            let (base, base_shown, _) = counter(other, metric, size, results)?;
+            let ratio = value / base;
+            verdict(
+                within(ratio, *min, *max),
+                figures::ratio(ratio),
+                format!("{shown} against {base_shown} of {other} (Nsight Compute, N = {size})"),
+            )
+        }
+        GateKind::Speedup { over, min } => {
+            let other = baseline_id(over, stage);
+            let (record, own) = timing(id, size, results)?;
+            let (_, base) = timing(other, size, results)?;
+            let speedup = base.median_us / own.median_us;
+            verdict(
+                speedup >= *min,
+                figures::ratio(speedup),
+                format!(
+                    "{} of {other} over {} of {id}, {}",
+                    figures::time_us(base.median_us),
+                    figures::time_us(own.median_us),
+                    source("both", size, record)
+                ),
+            )
+        }
+        GateKind::Time { max_us } => {
+            let (record, own) = timing(id, size, results)?;
+            verdict(
+                own.median_us <= *max_us,
+                figures::time_us(own.median_us),
+                source(id, size, record),
+            )
+        }
+        GateKind::PctCeiling { min } => {
+            let (record, own) = timing(id, size, results)?;
+            let pct = own.pct_ceiling.ok_or_else(|| Unavailable {
+                reason: format!(
+                    "`{id}` has no % of the read ceiling at N = {size}: measure it again"
+                ),
+                waits: false,
+            })?;
+            verdict(pct >= *min, figures::percent(pct), source(id, size, record))
+        }
+        GateKind::Peer { peer, max } => {
+            let (record, own) = timing(id, size, results)?;
+            let theirs = peer_time(peer, id, size, record, results)?;
+            let ratio = own.median_us / theirs.0;
+            verdict(
+                ratio <= *max,
+                figures::ratio(ratio),
+                format!(
+                    "{} of {id} over {} of {}",
+                    figures::time_us(own.median_us),
+                    figures::time_us(theirs.0),
+                    theirs.1
+                ),
+            )
+        }
+    })
+}
+
+/// A peer's median time at `size` from the stored comparison of `id`'s
+/// problem on the GPU `record` was measured on, with where it comes from.
+fn peer_time(
+    peer: &str,
+    id: &str,
+    size: Size,
+    record: &Record,
+    results: &Results<'_>,
+) -> Result<(f64, String), Unavailable> {
+    let refuse = |reason: String| Unavailable {
+        reason,
+        waits: false,
+    };
+    let problem = problem_of(id, results)
+        .ok_or_else(|| refuse(format!("`{id}` is not an example of this book")))?;
+    let file = results.stored().shown(&format!("peers/{problem}.json"));
+    let report = results.stored().peers(&problem).map_err(refuse)?;
+    let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
+    if report.gpu != gpu {
+        return Err(refuse(format!(
+            "{file} was measured on {}, `{id}` on {gpu}: compare on one GPU",
+            report.gpu
+        )));
+    }
+    let timing = report
+        .rows
+        .iter()
+        .find(|row| row.n == size)
+        .and_then(|row| row.peers.get(peer))
+        .ok_or_else(|| {
+            let keys: Vec<&str> = report
+                .rows
+                .first()
+                .map(|row| row.peers.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            refuse(format!(
+                "{file} has no `{peer}` at N = {size} (its peers: {})",
+                keys.join(", ")
+            ))
+        })?;
+    Ok((
+        timing.median_us,
+        format!(
+            "{peer} from {file}, measured {}",
+            figures::date(&report.measured_at)
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests;

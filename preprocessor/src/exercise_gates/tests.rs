@@ -1,0 +1,1 @@
+//! Judging a stage's gates.

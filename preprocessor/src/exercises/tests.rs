@@ -1,0 +1,1 @@
+//! Registering a stage's kernels.

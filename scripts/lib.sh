@@ -4,6 +4,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MDBOOK_VERSION=0.5.4
 NVRTC_VERSION=13.0.88
+SASS_TOOLS_VERSION=13.5.37
 TOOLS="$ROOT/.tools"
 
 # mdbook: a carried bundle (dist/bin) on machines without cargo, else the
@@ -45,4 +46,19 @@ ensure_nvrtc() {
     python3 -m pip install --quiet --disable-pip-version-check --no-deps \
         --target "$TOOLS/nvrtc" "nvidia-cuda-nvrtc==$NVRTC_VERSION"
     export LD_LIBRARY_PATH="$TOOLS/nvrtc/nvidia/cu13/lib:${LD_LIBRARY_PATH:-}"
+}
+
+# cuobjdump and nvdisasm from PyPI (the oldest CUDA 13 release there is
+# 13.2; any of them reads an sm_90 cubin), for SASS listings without a GPU
+# or a CUDA toolkit. Sets SASS_TOOLS to their folder.
+ensure_sass_tools() {
+    SASS_TOOLS="$TOOLS/sass/nvidia/cu13/bin"
+    if [[ -x "$SASS_TOOLS/nvdisasm" && -x "$SASS_TOOLS/cuobjdump" ]] &&
+        "$SASS_TOOLS/nvdisasm" --version | grep -q "V$SASS_TOOLS_VERSION"; then
+        return
+    fi
+    echo "[setup] installing cuobjdump and nvdisasm $SASS_TOOLS_VERSION from PyPI into .tools/sass (once)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
+        --target "$TOOLS/sass" "nvidia-cuda-cuobjdump==$SASS_TOOLS_VERSION" \
+        "nvidia-cuda-nvdisasm==$SASS_TOOLS_VERSION"
 }

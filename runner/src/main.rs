@@ -129,6 +129,22 @@ enum Command {
         #[arg(long, default_value = "ncu")]
         ncu: PathBuf,
     },
+    /// Write what the compiler made of examples (kernel files or folders
+    /// of them): each kernel's registers, stack, shared and local memory
+    /// and its SASS with source lines, into results/sass/<id>.json, where
+    /// `{{#sass}}` reads them. Needs NVRTC, cuobjdump and nvdisasm (all
+    /// from PyPI: scripts/sass), no GPU.
+    Sass {
+        /// Kernel files or folders of them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The architecture to compile for (the book's target GPU's).
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// The folder holding cuobjdump and nvdisasm (default: PATH).
+        #[arg(long)]
+        tools: Option<PathBuf>,
+    },
     /// The entry `profile` runs under Nsight Compute: the example's
     /// launches once at one size.
     #[command(hide = true)]
@@ -170,6 +186,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Compile { job, arch } => compile_job(&job, &arch),
+        Command::Sass { paths, arch, tools } => sass(&paths, &arch, tools.as_deref()),
         Command::Peers {
             problem,
             ours,
@@ -499,6 +516,43 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
         record.kernels.len(),
         out.display()
     );
+    Ok(())
+}
+
+fn sass(paths: &[PathBuf], arch: &str, tools: Option<&Path>) -> Result<()> {
+    let examples = load_examples(paths)?;
+    let mut failed = 0;
+    for example in &examples {
+        let made = cuda_runner::listing::make(example, arch, tools).and_then(|listing| {
+            let abs = Path::new(&example.origin.file).canonicalize()?;
+            let out = book_of(&abs)
+                .0
+                .join("results")
+                .join(cuda_runner::sass::relative_path(&example.id));
+            cuda_runner::store::write_json_atomically(&out, &listing)?;
+            Ok((listing, out))
+        });
+        match made {
+            Ok((listing, out)) => println!(
+                "{}: {} kernel(s), {} instructions -> {}",
+                example.id,
+                listing.kernels.len(),
+                listing
+                    .kernels
+                    .iter()
+                    .map(|k| k.instructions.len())
+                    .sum::<usize>(),
+                out.display()
+            ),
+            Err(e) => {
+                failed += 1;
+                eprintln!("{}: {e:#}", example.id);
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} example(s) have no listing", examples.len());
+    }
     Ok(())
 }
 

@@ -122,10 +122,8 @@ impl SharedData {
 
     /// A passing verdict some process kept for an answer with this digest.
     pub fn verdict(&self, digest: u128) -> Option<CheckOutcome> {
-        if let Some((d, v)) = &self.known {
-            if *d == digest {
-                return Some(v.clone());
-            }
+        if let Some((_, v)) = self.known.as_ref().filter(|(d, _)| *d == digest) {
+            return Some(v.clone());
         }
         let path = self.verdict_file(digest)?;
         let v: CheckOutcome = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;

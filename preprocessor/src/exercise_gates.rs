@@ -397,7 +397,10 @@ fn judged(
                 reason,
                 waits: results.waits_on(id, None),
             })?;
-            let mut words = status_words(record.status);
+            let mut words = match record.status {
+                Status::Pass => "correct".to_string(),
+                status => status_words(status),
+            };
             if record.status != Status::Pass && record.as_expected() {
                 words.push_str(" (expected)");
             }

@@ -7,6 +7,7 @@ mod author;
 mod book_test;
 mod compiling;
 mod directives;
+mod exercise;
 mod lifetime;
 mod panels;
 mod quick;

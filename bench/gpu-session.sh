@@ -16,6 +16,11 @@
 #      (`cuda-runner profile`).
 # Needs dist/bin (scripts/bundle) or cargo.
 # Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile]
+# SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
+# SKIP_KILL_CHECKS=1 the SIGKILL checks of the peers stage, and
+# PROFILE_NAMED_ONLY=1 profiles only what {{#profile}} directives and
+# exercise gates name, not every example at its largest size: for calls
+# short of device time.
 # `book` is step 1 with the auto-mode checks (when the first run took
 # more than SECOND_RUN_IF_UNDER_S seconds, 240 by default, the second run
 # is left to `book2`, which takes results/ as the first run's records, so
@@ -64,6 +69,7 @@ else
 fi
 stamp "repeatability written"
 
+if [[ -z ${SKIP_AUTO_CHECKS:-} ]]; then
 stamp "auto mode with nothing changed: expect nothing measured"
 scripts/book 2>&1 | grep -E "^\[cuda\]" | tee "$out/auto-unchanged.log" || true
 stamp "auto mode after editing one kernel: expect exactly that one measured"
@@ -74,11 +80,13 @@ scripts/book 2>&1 | grep -E "^\[cuda\]" | tee "$out/auto-one-edit.log" || true
 cp "$run1/stride_tree.cu.orig" kernels/reductions/stride_tree.cu
 cp "$run1/stride_tree.json.orig" results/reductions/stride_tree.json
 fi
+fi
 
 if [[ $stage == all || $stage == peers ]]; then
 stamp "planted-failure fixture book"
 (cd preprocessor/tests/fixtures/planted && CUDA_MEASURED_MODE=force mdbook build --dest-dir "$(mktemp -d)") 2>&1 | tee "$out/planted.log" | grep -E "^\[cuda\]" || true
 
+if [[ -z ${SKIP_KILL_CHECKS:-} ]]; then
 stamp "killing measuring runs with SIGKILL: no measuring process may survive"
 kill_check() { # name, then the command to start in the background
     local name=$1; shift
@@ -101,6 +109,7 @@ cp -r preprocessor/tests/fixtures/planted/. "$kill_copy/"
 kill_check cuda-runner-run cuda-runner run kernels/reductions/atomic_per_element.cu
 kill_check mdbook-build env -C "$kill_copy" CUDA_MEASURED_MODE=force mdbook build --dest-dir "$kill_copy/book"
 for f in "$kill_copy"/results/planted/*.json; do python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f" || echo "unreadable after kill: $f"; done | tee -a "$out/kill-check.log"
+fi
 
 stamp "peers"
 mkdir -p results/peers
@@ -144,7 +153,7 @@ if [[ $stage == all || $stage == profile ]]; then
 # results/profile/<id>/<n>.json. A failure is logged and the next one run.
 stamp "profiles of the book's examples (Nsight Compute, clocks not locked)"
 python3 - <<'PY' > "$out/profile-list.txt" || echo "listing the examples to profile failed"
-import pathlib, re, tomllib
+import os, pathlib, re, tomllib
 def value(s):
     return int(eval(str(s).replace("^", "**")))
 named = {}
@@ -181,7 +190,9 @@ for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
         if header.get("expect", "pass") not in ("pass", "wrong"):
             continue
         id_ = str(path.relative_to("kernels").with_suffix(""))
-        sizes = {max(header["sizes"], key=value)} | named.get(id_, set())
+        sizes = named.get(id_, set())
+        if not os.environ.get("PROFILE_NAMED_ONLY"):
+            sizes |= {max(header["sizes"], key=value)}
     except Exception as e:
         print(f"# {path}: {e}")
         continue

@@ -13,9 +13,12 @@
 #      Compute at its largest declared size, at the sizes {{#profile}}
 #      directives name and at the size of every exercise stage whose gates
 #      read a profile, into results/profile/<id>/<n>.json
-#      (`cuda-runner profile`).
+#      (`cuda-runner profile`);
+#   5. every {{#sanitizer ID CHECK SIZE}} directive of the chapters and the
+#      exercise stage files run under compute-sanitizer, into
+#      results/sanitizer/<id>/<check>-<n>.json (`cuda-runner sanitize`).
 # Needs dist/bin (scripts/bundle) or cargo.
-# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile]
+# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
 # SKIP_KILL_CHECKS=1 the SIGKILL checks of the peers stage, and
 # PROFILE_NAMED_ONLY=1 profiles only what {{#profile}} directives and
@@ -31,9 +34,9 @@
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile]}"
+dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize]}"
 stage="${2:-all}"
-case $stage in all | book | book2 | peers | profile) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
+case $stage in all | book | book2 | peers | profile | sanitize) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -204,6 +207,25 @@ grep -v '^#' "$out/profile-list.txt" | while read -r file size; do
     cuda-runner profile "$file" --size "$size" >> "$out/profile.log" 2>&1 || echo "profile $file at $size failed, see profile.log"
 done
 tail -3 "$out/profile.log" || true
+fi
+
+if [[ $stage == all || $stage == sanitize ]]; then
+stamp "compute-sanitizer runs the pages name"
+python3 - <<'PY' > "$out/sanitize-list.txt" || echo "listing the sanitizer runs failed"
+import pathlib, re
+texts = list(pathlib.Path("src").rglob("*.md")) + list(pathlib.Path("kernels/exercise").rglob("*.toml"))
+runs = set()
+for text in texts:
+    for id_, check, size in re.findall(r"\{\{#sanitizer\s+(\S+)\s+(\S+)\s+(\S+)\s*\}\}", text.read_text()):
+        runs.add((f"kernels/{id_}.cu", check, size))
+for run in sorted(runs):
+    print(*run)
+PY
+: > "$out/sanitize.log"
+while read -r file check size; do
+    cuda-runner sanitize "$file" --check "$check" --size "$size" >> "$out/sanitize.log" 2>&1 || echo "sanitize $file ($check, $size) failed, see sanitize.log"
+done < "$out/sanitize-list.txt"
+tail -5 "$out/sanitize.log" || true
 fi
 
 if [[ $stage == all || $stage == peers ]]; then

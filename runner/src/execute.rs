@@ -808,9 +808,14 @@ fn fill(
     }
 }
 
+/// The line `launch-once` prints to name the GPU it ran on, read back by
+/// the tools that run it (`profile`, `sanitize`).
+pub const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
+
 /// Runs `example`'s launches once at declared size `n` on inputs of the
 /// kind timed runs get, and waits for them: what `cuda-runner profile`
-/// runs under Nsight Compute. Returns the GPU's name.
+/// runs under Nsight Compute and `cuda-runner sanitize` under
+/// compute-sanitizer. Returns the GPU's name.
 pub fn launch_once(example: &Example, n: u64) -> anyhow::Result<String> {
     use anyhow::Context;
     let decl = &example.declaration;

@@ -145,6 +145,23 @@ enum Command {
         #[arg(long)]
         tools: Option<PathBuf>,
     },
+    /// Run one example under NVIDIA's compute-sanitizer at one size (its
+    /// launches once) and write what the check found to
+    /// results/sanitizer/<id>/<check>-<n>.json, where `{{#sanitizer}}`
+    /// reads it.
+    Sanitize {
+        /// The example's `.cu` file.
+        path: PathBuf,
+        /// The size to run (`2^22`).
+        #[arg(long)]
+        size: String,
+        /// The check: racecheck, memcheck, synccheck or initcheck.
+        #[arg(long, default_value = "racecheck")]
+        check: String,
+        /// The compute-sanitizer executable.
+        #[arg(long, default_value = "compute-sanitizer")]
+        sanitizer: PathBuf,
+    },
     /// The entry `profile` runs under Nsight Compute: the example's
     /// launches once at one size.
     #[command(hide = true)]
@@ -186,6 +203,12 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Compile { job, arch } => compile_job(&job, &arch),
+        Command::Sanitize {
+            path,
+            size,
+            check,
+            sanitizer,
+        } => sanitize(&path, &size, &check, &sanitizer),
         Command::Sass { paths, arch, tools } => sass(&paths, &arch, tools.as_deref()),
         Command::Peers {
             problem,
@@ -416,7 +439,7 @@ fn measure(job: &Path, out: &Path) -> Result<()> {
 }
 
 /// How `launch-once` names the GPU it ran on, on a line of its own.
-const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
+use cuda_runner::execute::GPU_LINE;
 
 fn parse_size(text: &str) -> Result<cuda_runner::size::Size> {
     text.parse()
@@ -514,6 +537,27 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
         "profiled {} at N = {n}: {} kernel(s) -> {}",
         example.id,
         record.kernels.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn sanitize(path: &Path, size: &str, check: &str, tool: &Path) -> Result<()> {
+    let example = one_example(path)?;
+    let n = parse_size(size)?;
+    let report = cuda_runner::sanitize::run(&example, path, n, check, tool)?;
+    let out = book_of(&path.canonicalize()?)
+        .0
+        .join("results")
+        .join(cuda_runner::sanitizer::relative_path(&example.id, check, n));
+    cuda_runner::store::write_json_atomically(&out, &report)
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "{} of {} at N = {n}: {} error(s), {} warning(s) -> {}",
+        check,
+        example.id,
+        report.errors,
+        report.warnings,
         out.display()
     );
     Ok(())

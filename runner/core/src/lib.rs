@@ -52,6 +52,7 @@ pub mod ptx;
 pub mod record;
 pub mod repeatability;
 pub mod report;
+pub mod sanitizer;
 pub mod sass;
 pub mod session;
 pub mod signature;

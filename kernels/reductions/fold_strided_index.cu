@@ -1,0 +1,48 @@
+/*+++
+problem = "sum_f32"
+sizes = ["2^24", "2^28"]
+# Pass 1: one element per thread, blocks of 256, the fold below; each block
+# writes its partial to its own slot. Pass 2 (partials_sum.cuh) sums the
+# partials. Both launches are timed together.
+[scratch]
+partials = "grid0"
+[[launch]]
+kernel = "fold_strided_index"
+grid = "ceil_div(n, 256)"
+block = 256
+shared = "256 * 4"
+args = ["input", "partials", "n"]
+[[launch]]
+kernel = "sum_partials"
+grid = "min(ceil_div(grid0, 256), sms * 4)"
+block = 256
+args = ["partials", "out", "grid0"]
++++*/
+
+#include "partials_sum.cuh"
+
+// The interleaved pairing with contiguous threads: thread tid works on slot
+// 2 * stride * tid (Harris's kernel 2), so the threads at work are the
+// first ones, as in fold_stride, but a warp's 32 slots are 2 * stride
+// floats apart and fall into few of the 32 shared-memory banks.
+extern "C" __global__ void fold_strided_index(const float* x, float* partials, unsigned int n) {
+    extern __shared__ float s[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x + tid;
+    s[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+
+    // ANCHOR: fold
+    for (unsigned int stride = 1; stride < blockDim.x; stride *= 2) {
+        unsigned int index = 2 * stride * tid;
+        if (index < blockDim.x) {
+            s[index] += s[index + stride];
+        }
+        __syncthreads();
+    }
+    // ANCHOR_END: fold
+
+    if (tid == 0) {
+        partials[blockIdx.x] = s[0];
+    }
+}

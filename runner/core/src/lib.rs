@@ -20,8 +20,11 @@
 //! name the header line ([`header_lines`]) and suggest the likely word
 //! ([`suggest`]); a compile job ([`compile_job`]) is judged against the
 //! declaration ([`compile_judge`], with [`compile_hint`] for NVRTC's
-//! missing host headers); [`template`] writes a new example. This crate
-//! never links CUDA: the runner does the compiling and the timing.
+//! missing host headers); [`template`] writes a new example. What the
+//! compiler made of an example is a stored [`sass`] listing, which
+//! [`sass_counts`] reads for a page (regions, predicates, branches,
+//! integer division). This crate never links CUDA: the runner does the
+//! compiling and the timing.
 
 pub mod binding;
 pub mod child;
@@ -54,6 +57,7 @@ pub mod repeatability;
 pub mod report;
 pub mod sanitizer;
 pub mod sass;
+pub mod sass_counts;
 pub mod session;
 pub mod signature;
 pub mod size;

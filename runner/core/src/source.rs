@@ -181,7 +181,9 @@ pub fn display_code(source: &str, anchor: Option<&str>, file: &str) -> Result<St
     Ok(dedent(text.trim_matches('\n')))
 }
 
-fn anchor_marker<'a>(trimmed: &'a str, tag: &str) -> Option<&'a str> {
+/// The name of an anchor marker line (`// ANCHOR: fold` with `tag`
+/// `ANCHOR:`), given the line without its leading spaces.
+pub fn anchor_marker<'a>(trimmed: &'a str, tag: &str) -> Option<&'a str> {
     let rest = trimmed.strip_prefix("//")?.trim_start();
     rest.strip_prefix(tag).map(str::trim)
 }

@@ -53,12 +53,11 @@ pub fn anchor_ranges(compiled: &str, file: &str, anchor: &str) -> LineRanges {
         let t = text.trim_start();
         if source::anchor_marker(t, "ANCHOR:") == Some(anchor) {
             open.get_or_insert(place.1 + 1);
-        } else if source::anchor_marker(t, "ANCHOR_END:") == Some(anchor) {
-            if let Some(first) = open.take()
-                && first < place.1
-            {
-                ranges.push((first, place.1 - 1));
-            }
+        } else if source::anchor_marker(t, "ANCHOR_END:") == Some(anchor)
+            && let Some(first) = open.take()
+            && first < place.1
+        {
+            ranges.push((first, place.1 - 1));
         }
     }
     if let Some(first) = open

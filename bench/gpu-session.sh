@@ -16,9 +16,12 @@
 #      (`cuda-runner profile`);
 #   5. every {{#sanitizer ID CHECK SIZE}} directive of the chapters and the
 #      exercise stage files run under compute-sanitizer, into
-#      results/sanitizer/<id>/<check>-<n>.json (`cuda-runner sanitize`).
+#      results/sanitizer/<id>/<check>-<n>.json (`cuda-runner sanitize`);
+#   6. every {{#host ID SIZE}} directive's host programs (CUDA C++ with
+#      nvcc, Python with CuPy, Rust with cudarc; bench/host/) built and
+#      run, into results/host/<id>/<language>.json (bench/host/run_hosts.py).
 # Needs dist/bin (scripts/bundle) or cargo.
-# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize]
+# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
 # SKIP_KILL_CHECKS=1 the SIGKILL checks of the peers stage, and
 # PROFILE_NAMED_ONLY=1 profiles only what {{#profile}} directives and
@@ -34,9 +37,9 @@
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize]}"
+dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize|host]}"
 stage="${2:-all}"
-case $stage in all | book | book2 | peers | profile | sanitize) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
+case $stage in all | book | book2 | peers | profile | sanitize | host) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -226,6 +229,12 @@ while read -r file check size; do
     cuda-runner sanitize "$file" --check "$check" --size "$size" >> "$out/sanitize.log" 2>&1 || echo "sanitize $file ($check, $size) failed, see sanitize.log"
 done < "$out/sanitize-list.txt"
 tail -5 "$out/sanitize.log" || true
+fi
+
+if [[ $stage == all || $stage == host ]]; then
+stamp "host programs in three languages"
+python3 bench/host/run_hosts.py "$out/host.log" || echo "host programs: the runner script failed, see host.log"
+tail -24 "$out/host.log" || true
 fi
 
 if [[ $stage == all || $stage == peers ]]; then

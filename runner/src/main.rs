@@ -162,6 +162,19 @@ enum Command {
         #[arg(long, default_value = "compute-sanitizer")]
         sanitizer: PathBuf,
     },
+    /// Print an example's launches at one size as JSON lines (kernel, grid,
+    /// block, dynamic shared bytes), resolved for the book's target GPU (or
+    /// the SM count given): what a host program needs to launch it.
+    Plan {
+        /// The example's `.cu` file.
+        path: PathBuf,
+        /// The size (`2^22`).
+        #[arg(long)]
+        size: String,
+        /// The SM count to resolve `sms` with (default: the target GPU's).
+        #[arg(long)]
+        sms: Option<u32>,
+    },
     /// The entry `profile` runs under Nsight Compute: the example's
     /// launches once at one size.
     #[command(hide = true)]
@@ -203,6 +216,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Compile { job, arch } => compile_job(&job, &arch),
+        Command::Plan { path, size, sms } => plan(&path, &size, sms),
         Command::Sanitize {
             path,
             size,
@@ -539,6 +553,32 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
         record.kernels.len(),
         out.display()
     );
+    Ok(())
+}
+
+fn plan(path: &Path, size: &str, sms: Option<u32>) -> Result<()> {
+    use cuda_runner::launch_plan;
+    let example = one_example(path)?;
+    let n = parse_size(size)?;
+    let decl = &example.declaration;
+    let sms = sms.unwrap_or(cuda_runner::limits::KnownGpu::target().sm_count);
+    let shape = launch_plan::shape(decl, n.0).map_err(|e| anyhow::anyhow!(e.at(&example)))?;
+    let plan = launch_plan::resolve_shape(decl, shape, sms)
+        .map_err(|e| anyhow::anyhow!(e.at(&example)))?;
+    for l in &plan.launches {
+        println!(
+            "{}",
+            serde_json::json!({
+                "example": example.id,
+                "key": cuda_runner::key::example_key(&example),
+                "kernel": l.kernel,
+                "grid": l.grid,
+                "block": l.block,
+                "shared": l.shared,
+                "args": l.args,
+            })
+        );
+    }
     Ok(())
 }
 

@@ -181,10 +181,19 @@ impl Page<'_> {
                 report.push(Severity::Malformed, place, &found.text, message);
                 render::directive_error(self.target, &format!("{place}: {message}"))
             }
+            Ok(Directive::Sass(_)) if !alone => {
+                let message = "a listing is a block of its own: write {{#sass}} alone on its line (use {{#sass_count}} for a count in a sentence)";
+                report.push(Severity::Malformed, place, &found.text, message);
+                render::directive_error(self.target, &format!("{place}: {message}"))
+            }
             Ok(directive) => {
                 let mut value = values::evaluate(directive, results);
                 if let Value::Status(page) = &mut value {
                     page.link_from(&self.book.paths, self.source_path);
+                }
+                if let Value::Mistake(message) = &value {
+                    report.push(Severity::Malformed, place, &found.text, message);
+                    return render::directive_error(self.target, &format!("{place}: {message}"));
                 }
                 if let Some(reason) = value.problem() {
                     let severity = if awaits_measuring(directive, results) {
@@ -326,13 +335,18 @@ fn rewrite_chapter(
 /// measuring settles it, so an author build accepts it. A figure of an
 /// unknown or broken example, of a size its example does not declare, or
 /// of a stored report does not wait. `{{#gpu}}` waits while no
-/// example has a current record and some wait to be measured.
+/// example has a current record and some wait to be measured. A SASS
+/// listing missing or made for earlier code waits for `scripts/sass`.
 fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     if matches!(
         directive,
         Directive::Peers { .. } | Directive::Repeatability
     ) {
         return values::report_awaits_measuring(directive, results);
+    }
+    // A listing waits for scripts/sass, which needs no GPU.
+    if let Directive::Sass(target) | Directive::SassCount { target, .. } = directive {
+        return crate::sass_view::awaits_listing(target, results);
     }
     let catalog = results.catalog();
     let outcomes = results.outcomes();

@@ -15,7 +15,13 @@
 //! - `{{#status}}`: every example of the book with its state, record and
 //!   key figure, linked to its panel;
 //! - `{{#exercise TRACK/STAGE}}`: a stage of a staged exercise, declared in
-//!   `kernels/exercise/TRACK/STAGE.toml` (see [`crate::exercise_page`]).
+//!   `kernels/exercise/TRACK/STAGE.toml` (see [`crate::exercise_page`]);
+//! - `{{#sass ID [KERNEL] [anchor=NAME]}}`: what the compiler made of a
+//!   kernel, from `results/sass/ID.json`, the instructions compiled from
+//!   the anchor's lines highlighted (see [`crate::sass_view`]);
+//! - `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`: one count of that
+//!   listing in prose (WHAT: `instructions`, `predicated`, `branches`,
+//!   `division`, `registers`).
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
@@ -100,6 +106,56 @@ impl CeilingField {
     }
 }
 
+/// Which kernel of which example a `{{#sass}}` or `{{#sass_count}}`
+/// reads, and which part of its source it is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SassTarget {
+    /// Example id.
+    pub id: String,
+    /// The kernel, when the example has several.
+    pub kernel: Option<String>,
+    /// The anchor whose lines are highlighted and counted.
+    pub anchor: Option<String>,
+}
+
+/// Which count `{{#sass_count}}` gives (the rules in
+/// `cuda_measured_core::sass_counts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SassCount {
+    /// Instructions (padding left out).
+    Instructions,
+    /// Instructions under a predicate, branches not included.
+    Predicated,
+    /// Branches.
+    Branches,
+    /// Instructions of integer division or modulo sequences.
+    Division,
+    /// Registers per thread of the kernel.
+    Registers,
+}
+
+impl SassCount {
+    const NAMES: &'static str = "instructions, predicated, branches, division or registers";
+    const WORDS: [&'static str; 5] = [
+        "instructions",
+        "predicated",
+        "branches",
+        "division",
+        "registers",
+    ];
+
+    fn parse(word: &str) -> Option<Self> {
+        Some(match word {
+            "instructions" => SassCount::Instructions,
+            "predicated" => SassCount::Predicated,
+            "branches" => SassCount::Branches,
+            "division" => SassCount::Division,
+            "registers" => SassCount::Registers,
+            _ => return None,
+        })
+    }
+}
+
 /// A parsed directive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
@@ -160,6 +216,15 @@ pub enum Directive {
         /// The stage's name, its file under `kernels/exercise/` without `.toml`.
         name: String,
     },
+    /// `{{#sass ID [KERNEL] [anchor=NAME]}}`.
+    Sass(SassTarget),
+    /// `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`.
+    SassCount {
+        /// The listing and region counted.
+        target: SassTarget,
+        /// What is counted.
+        what: SassCount,
+    },
 }
 
 impl Directive {
@@ -170,6 +235,9 @@ impl Directive {
             Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],
             Directive::Ladder { ids, .. } => ids.iter().map(String::as_str).collect(),
             Directive::Ceiling { id, .. } | Directive::Profile { id, .. } => vec![id.as_str()],
+            Directive::Sass(target) | Directive::SassCount { target, .. } => {
+                vec![target.id.as_str()]
+            }
             // The compared example is named in the stored file, not here.
             Directive::Gpu | Directive::Peers { .. } | Directive::Repeatability => Vec::new(),
             // Every example, none by name; an exercise's kernels are
@@ -193,12 +261,13 @@ pub struct Found {
 }
 
 /// Beginnings of the directive names this preprocessor owns (`measured`,
-/// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`, `status`):
+/// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`, `status`,
+/// `profile`, `exercise`, `sass`):
 /// a name starting with one of these that is not exactly one of ours is a
 /// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
 /// So is a name one or two letters from ours (`mesured`, `cieling`).
-const OWNED_PREFIXES: [&str; 10] = [
-    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil", "exerc",
+const OWNED_PREFIXES: [&str; 11] = [
+    "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil", "exerc", "sass",
 ];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -324,8 +393,89 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
             "exercise TRACK/STAGE",
             "one stage, read from kernels/exercise/TRACK/STAGE.toml, e.g. {{#exercise reduction/stage3}}",
         )),
+        ("sass", [id, rest @ ..]) => Ok(Directive::Sass(sass_target(id, rest, SASS_USAGE)?)),
+        ("sass", []) => Err(SASS_USAGE.usage()),
+        ("sass_count", [id, rest @ .., what]) => {
+            let what_word = what;
+            let what = SassCount::parse(what).ok_or_else(|| {
+                message(
+                    &format!("`{what_word}` is not a count"),
+                    what_word,
+                    SassCount::WORDS,
+                    &format!("end {{{{#sass_count}}}} with {}", SassCount::NAMES),
+                )
+            })?;
+            let target = sass_target(id, rest, SASS_COUNT_USAGE)?;
+            if what == SassCount::Registers && target.anchor.is_some() {
+                return Err(
+                    "registers are counted for the whole kernel: drop `anchor=` from {{#sass_count ... registers}}"
+                        .into(),
+                );
+            }
+            Ok(Directive::SassCount { target, what })
+        }
+        ("sass_count", _) => Err(SASS_COUNT_USAGE.usage()),
         _ => Err(unknown_directive(name)),
     }
+}
+
+/// A directive's form and what to say about it when it is misused.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    form: &'static str,
+    hint: &'static str,
+}
+
+impl Usage {
+    fn usage(&self) -> String {
+        usage(self.form, self.hint)
+    }
+}
+
+const SASS_USAGE: Usage = Usage {
+    form: "sass ID [KERNEL] [anchor=NAME]",
+    hint: "alone on its line; KERNEL when the example has several, NAME an anchor of its source, e.g. {{#sass reductions/stride_tree anchor=fold}}",
+};
+
+const SASS_COUNT_USAGE: Usage = Usage {
+    form: "sass_count ID [KERNEL] [anchor=NAME] WHAT",
+    hint: "WHAT is instructions, predicated, branches, division or registers, e.g. {{#sass_count reductions/interleaved_tree anchor=fold division}}",
+};
+
+/// The example, kernel and anchor of a `{{#sass}}` or `{{#sass_count}}`:
+/// after the id, at most one kernel name and at most one `anchor=NAME`,
+/// in either order.
+fn sass_target(id: &str, rest: &[&str], form: Usage) -> Result<SassTarget, String> {
+    let mut target = SassTarget {
+        id: id.to_string(),
+        kernel: None,
+        anchor: None,
+    };
+    if id.contains('=') {
+        return Err(form.usage());
+    }
+    for word in rest {
+        match word.split_once('=') {
+            Some(("anchor", name)) if !name.is_empty() && target.anchor.is_none() => {
+                target.anchor = Some(name.to_string());
+            }
+            Some(("anchor", _)) => return Err(form.usage()),
+            Some((key, _)) => {
+                return Err(message(
+                    &format!(
+                        "`{key}=` is not an attribute of {{{{#{}}}}}",
+                        form_name(form.form)
+                    ),
+                    key,
+                    ["anchor"],
+                    &format!("write `{{{{#{}}}}}`", form.form),
+                ));
+            }
+            None if target.kernel.is_none() => target.kernel = Some(word.to_string()),
+            None => return Err(form.usage()),
+        }
+    }
+    Ok(target)
 }
 
 /// An unknown directive, with the one most likely meant (a typo, or a
@@ -357,7 +507,7 @@ fn known_names() -> impl Iterator<Item = &'static str> {
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 10] = [
+const KNOWN: [&str; 12] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
@@ -368,6 +518,8 @@ const KNOWN: [&str; 10] = [
     "{{#repeatability}}",
     "{{#status}}",
     "{{#exercise TRACK/STAGE}}",
+    "{{#sass ID [KERNEL] [anchor=NAME]}}",
+    "{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}",
 ];
 
 /// A problem name as the runner's problems are named (`sum_f32`): it
@@ -390,6 +542,14 @@ mod tests {
 
     fn found(text: &str) -> Vec<Found> {
         find(text, &scan(text))
+    }
+
+    fn sass_of(id: &str, kernel: Option<&str>, anchor: Option<&str>) -> SassTarget {
+        SassTarget {
+            id: id.into(),
+            kernel: kernel.map(str::to_string),
+            anchor: anchor.map(str::to_string),
+        }
     }
 
     // Well-formed directives parse to what they ask for.
@@ -495,6 +655,43 @@ mod tests {
                     name: "reduction/stage3".into(),
                 },
             ),
+            (
+                "{{#sass r/tree}}",
+                Directive::Sass(sass_of("r/tree", None, None)),
+            ),
+            (
+                "{{#sass r/tree anchor=fold}}",
+                Directive::Sass(sass_of("r/tree", None, Some("fold"))),
+            ),
+            (
+                "{{#sass r/two final_sum anchor=fold}}",
+                Directive::Sass(sass_of("r/two", Some("final_sum"), Some("fold"))),
+            ),
+            (
+                "{{#sass r/two anchor=fold final_sum}}",
+                Directive::Sass(sass_of("r/two", Some("final_sum"), Some("fold"))),
+            ),
+            (
+                "{{#sass_count r/tree anchor=fold division}}",
+                Directive::SassCount {
+                    target: sass_of("r/tree", None, Some("fold")),
+                    what: SassCount::Division,
+                },
+            ),
+            (
+                "{{#sass_count r/two final_sum registers}}",
+                Directive::SassCount {
+                    target: sass_of("r/two", Some("final_sum"), None),
+                    what: SassCount::Registers,
+                },
+            ),
+            (
+                "{{#sass_count r/tree predicated}}",
+                Directive::SassCount {
+                    target: sass_of("r/tree", None, None),
+                    what: SassCount::Predicated,
+                },
+            ),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -539,6 +736,33 @@ mod tests {
             (
                 "{{#excercise a/b}}",
                 "did you mean `{{#exercise TRACK/STAGE}}`?",
+            ),
+            ("{{#sass}}", "{{#sass ID [KERNEL] [anchor=NAME]}}"),
+            ("{{#sass a k1 k2}}", "{{#sass ID [KERNEL] [anchor=NAME]}}"),
+            (
+                "{{#sass a anchor=x anchor=y}}",
+                "{{#sass ID [KERNEL] [anchor=NAME]}}",
+            ),
+            ("{{#sass a anchor=}}", "{{#sass ID [KERNEL] [anchor=NAME]}}"),
+            (
+                "{{#sass anchor=fold}}",
+                "{{#sass ID [KERNEL] [anchor=NAME]}}",
+            ),
+            (
+                "{{#sass_count a}}",
+                "{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}",
+            ),
+            (
+                "{{#sass_count a anchor=fold}}",
+                "instructions, predicated, branches, division or registers",
+            ),
+            (
+                "{{#sass_count a anchor=fold registers}}",
+                "registers are counted for the whole kernel",
+            ),
+            (
+                "{{#sas a}}",
+                "did you mean `{{#sass ID [KERNEL] [anchor=NAME]}}`?",
             ),
         ];
         for (text, want) in cases {
@@ -597,6 +821,22 @@ mod tests {
             (
                 "{{#ceiling a flor}}",
                 "`flor` is not a ceiling; did you mean `floor`?",
+            ),
+            (
+                "{{#sass a ancor=fold}}",
+                "`ancor=` is not an attribute of {{#sass}}; did you mean `anchor`?",
+            ),
+            (
+                "{{#sass_count a kernel=k division}}",
+                "`kernel=` is not an attribute of {{#sass_count}}: write `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`",
+            ),
+            (
+                "{{#sass_count a anchor=fold divsion}}",
+                "`divsion` is not a count; did you mean `division`?",
+            ),
+            (
+                "{{#sass_cuont a division}}",
+                "unknown directive `{{#sass_cuont}}`; did you mean `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`?",
             ),
         ];
         for (text, want) in cases {

@@ -10,7 +10,8 @@
 //! [`stored`] reads the reports a measuring session leaves next to the
 //! records (peers, repeatability);
 //! [`values`] evaluates directives ([`status_page`] the rows of
-//! `{{#status}}`); [`render`] writes panels and values;
+//! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`);
+//! [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
 //! A staged exercise's `{{#exercise}}` has its kernels registered by
@@ -35,6 +36,7 @@ pub mod measure;
 pub mod outcome;
 pub mod render;
 pub mod report;
+pub mod sass_view;
 pub mod scan;
 pub mod splice;
 pub mod status_page;

@@ -1,16 +1,21 @@
 //! Reports stored next to the examples' records, written by a measuring
 //! session (bench/gpu-session.sh) rather than by the preprocessor: the
-//! comparison with vendor libraries (`results/peers/<problem>.json`) and
-//! the repeatability report (`results/repeatability.json`). Read on demand
+//! comparison with vendor libraries (`results/peers/<problem>.json`), the
+//! repeatability report (`results/repeatability.json`) and the profiles;
+//! and the SASS listings `scripts/sass` writes without a GPU
+//! (`results/sass/<id>.json`). Read on demand
 //! by the directives that show them; a file that is absent or unreadable
 //! is a reason, worded for the build log, not an error of the build.
 
-use cuda_measured_core::{peers, profile, repeatability};
+use cuda_measured_core::{peers, profile, repeatability, sass};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
 /// How to measure a stored report again.
 const REMEASURE: &str = "run bench/gpu-session.sh on a GPU machine";
+
+/// How to make a SASS listing again.
+pub const RELIST: &str = "run scripts/sass (no GPU needed) and commit results/sass/";
 
 /// The folder of stored reports (the results store).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +54,11 @@ impl StoredReports {
         self.load("repeatability.json")
     }
 
+    /// The SASS listing of example `id`, or why there is none.
+    pub fn sass(&self, id: &str) -> Result<sass::Listing, String> {
+        self.load_or(&sass::relative_path(id), RELIST)
+    }
+
     /// `rel` as a message shows it: `results/peers/sum_f32.json`.
     pub fn shown(&self, rel: &str) -> String {
         if self.shown.is_empty() {
@@ -59,17 +69,21 @@ impl StoredReports {
     }
 
     fn load<T: DeserializeOwned>(&self, rel: &str) -> Result<T, String> {
+        self.load_or(rel, REMEASURE)
+    }
+
+    /// The file `rel`, or why not, ending with `fix`.
+    fn load_or<T: DeserializeOwned>(&self, rel: &str, fix: &str) -> Result<T, String> {
         let shown = self.shown(rel);
         let text = match std::fs::read_to_string(self.dir.join(rel)) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("not measured: {shown} does not exist; {REMEASURE}"));
+                return Err(format!("not measured: {shown} does not exist; {fix}"));
             }
-            Err(e) => return Err(format!("{shown} cannot be read ({e}); {REMEASURE}")),
+            Err(e) => return Err(format!("{shown} cannot be read ({e}); {fix}")),
         };
-        serde_json::from_str(&text).map_err(|e| {
-            format!("{shown} is not a report this preprocessor reads ({e}); {REMEASURE}")
-        })
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{shown} is not a report this preprocessor reads ({e}); {fix}"))
     }
 }
 

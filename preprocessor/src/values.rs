@@ -11,6 +11,7 @@ use crate::figures;
 use crate::outcome::Outcome;
 use crate::scan::RunSpec;
 use crate::stored::StoredReports;
+use cuda_measured_core::example::Example;
 use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::size::Size;
@@ -64,6 +65,13 @@ impl<'a> Results<'a> {
                 .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)))
     }
 
+    /// The example `id` and its current key, when the book has it.
+    pub fn example(&self, id: &str) -> Option<(&'a Example, &'a str)> {
+        let index = self.catalog.by_id(id)?;
+        let resolved = self.catalog.entries[index].resolved.as_ref().ok()?;
+        Some((&resolved.example, resolved.key.as_str()))
+    }
+
     /// The current key of example `id` and its outcome, when the book has it.
     fn current(&self, id: &str) -> Option<(&'a str, &'a Outcome)> {
         let index = self.catalog.by_id(id)?;
@@ -87,7 +95,7 @@ impl<'a> Results<'a> {
     /// Why no example has id `id`: it is written but broken, or it is a
     /// typo of an id of the book, broken ones included (one or two letters
     /// off, or another folder: `stride` for `reductions/stride`).
-    fn unknown_id(&self, id: &str) -> String {
+    pub fn unknown_id(&self, id: &str) -> String {
         let entries = &self.catalog.entries;
         if entries
             .iter()
@@ -177,8 +185,13 @@ pub enum Value {
     Repeatability(Box<Repeatability>),
     /// Every example of the book and its state.
     Status(Box<crate::status_page::StatusPage>),
+    /// What the compiler made of a kernel.
+    Sass(Box<crate::sass_view::SassView>),
     /// Data that is not (currently) measured.
     Unmeasured(String),
+    /// A directive that names what the book does not have (a kernel, an
+    /// anchor), with the fix: an error at the directive's line.
+    Mistake(String),
 }
 
 /// A `{{#peers}}` comparison.
@@ -231,7 +244,8 @@ impl Value {
         match self {
             // The status of every example is listed, never a problem itself.
             Value::Figure { .. } | Value::Status(_) => None,
-            Value::Unmeasured(reason) => Some(reason.clone()),
+            Value::Unmeasured(reason) | Value::Mistake(reason) => Some(reason.clone()),
+            Value::Sass(view) => view.stale.clone(),
             Value::Peers(p) => stale_problem(&p.file, p.stale.as_deref()),
             Value::Repeatability(r) => stale_problem(&r.file, r.stale.as_deref()),
             Value::Ladder(ladder) => {
@@ -338,6 +352,10 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             results.catalog,
             results.outcomes,
         ))),
+        Directive::Sass(target) => crate::sass_view::evaluate(target, results),
+        Directive::SassCount { target, what } => {
+            crate::sass_view::count(target, *what, results)
+        }
         // A whole stage, laid out by crate::exercise_page where it stands.
         Directive::Exercise { .. } => Value::Unmeasured(
             "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),

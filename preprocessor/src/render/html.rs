@@ -215,6 +215,8 @@ pub fn value(value: &Value, alone: bool) -> String {
         Value::Unmeasured(reason) => {
             return html! { span.cm-unmeasured title=(reason) { "not measured" } }.into_string();
         }
+        Value::Mistake(message) => return directive_error(message),
+        Value::Sass(view) => super::sass::html(view),
         Value::Ladder(ladder) => ladder_chart(ladder),
         Value::Peers(peers) => peers_panel(peers),
         Value::Repeatability(report) => repeatability_panel(report),

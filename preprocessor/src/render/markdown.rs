@@ -116,6 +116,7 @@ pub fn value(value: &Value, alone: bool) -> String {
     match value {
         Value::Figure { text, .. } => text.clone(),
         Value::Unmeasured(_) => "*(not measured)*".into(),
+        Value::Mistake(message) => directive_error(message),
         // A table cannot interrupt a paragraph: open it with a blank line.
         block => {
             let table = match block {
@@ -123,7 +124,10 @@ pub fn value(value: &Value, alone: bool) -> String {
                 Value::Peers(peers) => peers_table(peers),
                 Value::Repeatability(report) => repeatability_table(report),
                 Value::Status(page) => status_table(page),
-                Value::Figure { .. } | Value::Unmeasured(_) => unreachable!("matched above"),
+                Value::Sass(view) => super::sass::markdown(view),
+                Value::Figure { .. } | Value::Unmeasured(_) | Value::Mistake(_) => {
+                    unreachable!("matched above")
+                }
             };
             if alone {
                 format!("\n{table}")

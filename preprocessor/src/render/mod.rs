@@ -3,14 +3,15 @@
 //! tables for every other renderer ([`markdown`]). Each panel shape is
 //! written once per target, from the same [`Panel`] input; the stored
 //! reports' rows and captions, and the rows of the status page, come from
-//! [`reports`] for both targets, and the peers chart is an SVG drawn by
-//! [`chart`].
+//! [`reports`] for both targets, the peers chart is an SVG drawn by
+//! [`chart`], and a `{{#sass}}` listing is laid out by [`sass`].
 
 pub mod chart;
 pub mod exercise;
 pub mod html;
 pub mod markdown;
 pub mod reports;
+pub mod sass;
 
 use crate::outcome::Outcome;
 use crate::values::Value;

@@ -1,0 +1,177 @@
+//! A `{{#sass}}` listing ([`SassView`]): a folded `<details>` whose
+//! summary gives the kernel's resources and the count line of the region,
+//! and whose body is the SASS, one row per instruction (offset,
+//! instruction, source line, marks), the region's rows highlighted; as
+//! HTML (no blank line inside) or, for other renderers, as a text block.
+
+use crate::sass_view::{LEGEND, SassView};
+use cuda_measured_core::sass::Instruction;
+use cuda_measured_core::sass_counts::Marks;
+use maud::{Markup, html};
+
+/// Listings longer than this many instructions scroll inside their panel;
+/// shorter ones show whole, their highlighted rows in view.
+const LONG: usize = 120;
+
+/// Markdown code spans of a line as `<code>`, the rest escaped.
+fn code_spans(text: &str) -> Markup {
+    html! {
+        @for (i, part) in text.split('`').enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
+        }
+    }
+}
+
+/// The source line of an instruction: `31`, or `25 (call at 40)` for code
+/// of an inlined function.
+fn line_text(i: &Instruction) -> String {
+    match (i.line, i.called_from) {
+        (Some(line), Some(call)) => format!("{line} (call at {call})"),
+        (Some(line), None) => line.to_string(),
+        (None, _) => String::new(),
+    }
+}
+
+/// The words of an instruction's marks, in the legend's order.
+fn mark_words(m: &Marks) -> Vec<&'static str> {
+    [
+        (m.predicated, LEGEND[0].0),
+        (m.branch, LEGEND[1].0),
+        (m.division, LEGEND[2].0),
+    ]
+    .into_iter()
+    .filter_map(|(on, word)| on.then_some(word))
+    .collect()
+}
+
+/// The CSS classes of an instruction's row.
+fn row_class(m: &Marks) -> String {
+    let mut class = String::from("cm-sass-row");
+    for (on, name) in [
+        (m.in_region, " cm-sass-region"),
+        (m.predicated, " cm-sass-pred"),
+        (m.branch, " cm-sass-branch"),
+        (m.division, " cm-sass-div"),
+    ] {
+        if on {
+            class.push_str(name);
+        }
+    }
+    class
+}
+
+/// The listing as an HTML block (one element per line, no blank line).
+pub fn html(view: &SassView) -> Markup {
+    let reading = view.reading();
+    let class = if view.stale.is_some() {
+        "cm-panel cm-sass cm-stale"
+    } else {
+        "cm-panel cm-sass"
+    };
+    html! {
+        div class=(class) data-example=(view.id) data-kernel=(view.kernel.name) {
+            "\n"
+            details.cm-sass-details {
+                summary {
+                    span.cm-sass-title {
+                        "What the compiler made: " code { (view.kernel.name) } " — " (view.resources())
+                        @if view.stale.is_some() { " " span.cm-sass-stale { "(stale)" } }
+                    }
+                    " "
+                    span.cm-sass-counts { (code_spans(&view.count_line())) }
+                }
+                "\n"
+                @if let Some(reason) = &view.stale {
+                    p.cm-note { "This listing was made for an earlier version of this code, so the code above may compile differently: " (reason) "." }
+                    "\n"
+                }
+                div class=(if reading.code.len() > LONG { "cm-table cm-sass-scroll cm-sass-long" } else { "cm-table cm-sass-scroll" }) {
+                    table.cm-sass-listing {
+                        thead {
+                            tr { th { "offset" } th { "instruction" } th { "line" } th { "marks" } }
+                        }
+                        "\n"
+                        tbody {
+                            @for (i, m) in reading.code.iter().zip(&reading.marks) {
+                                tr class=(row_class(m)) {
+                                    td.cm-sass-offset { (format!("{:04x}", i.offset)) }
+                                    td { code { (i.text) } }
+                                    td.cm-sass-line { (line_text(i)) }
+                                    td.cm-sass-marks {
+                                        @for word in mark_words(m) {
+                                            span class={ "cm-sass-mark cm-sass-mark-" (word) } { (word) } " "
+                                        }
+                                    }
+                                }
+                                "\n"
+                            }
+                        }
+                    }
+                }
+                "\n"
+                p.cm-note.cm-sass-legend {
+                    @if view.region.is_some() {
+                        span.cm-sass-key.cm-sass-region { "highlighted" } ": compiled from the anchor's lines; "
+                    }
+                    @for (k, (word, meaning)) in LEGEND.iter().enumerate() {
+                        @if k > 0 { "; " }
+                        span class={ "cm-sass-mark cm-sass-mark-" (word) } { (word) } ": " (meaning)
+                    }
+                    "."
+                }
+                "\n"
+                @for note in view.notes() {
+                    p.cm-note { (code_spans(&note)) }
+                    "\n"
+                }
+            }
+            "\n"
+        }
+    }
+}
+
+/// The listing for renderers other than HTML: the summary and count line
+/// as text, then the instructions in a text block, the region's rows
+/// marked `>`.
+pub fn markdown(view: &SassView) -> String {
+    let reading = view.reading();
+    let mut out = format!(
+        "**What the compiler made:** `{}` — {}{}\n\n{}\n\n",
+        view.kernel.name,
+        view.resources(),
+        if view.stale.is_some() { " (stale)" } else { "" },
+        view.count_line()
+    );
+    if let Some(reason) = &view.stale {
+        out.push_str(&format!(
+            "*This listing was made for an earlier version of this code: {reason}.*\n\n"
+        ));
+    }
+    let mut listing = String::from("  offset  line        marks            instruction\n");
+    for (i, m) in reading.code.iter().zip(&reading.marks) {
+        listing.push_str(&format!(
+            "{} {:04x}    {:<11} {:<16} {}\n",
+            if m.in_region { ">" } else { " " },
+            i.offset,
+            line_text(i),
+            mark_words(m).join(" "),
+            i.text
+        ));
+    }
+    out.push_str(&super::code_fence("text", &listing));
+    let legend: Vec<String> = LEGEND
+        .iter()
+        .map(|(word, meaning)| format!("{word}: {meaning}"))
+        .collect();
+    out.push_str(&format!(
+        "\n\n*{}{}.* {}\n",
+        if view.region.is_some() {
+            "> marks the anchor's lines; "
+        } else {
+            ""
+        },
+        legend.join("; "),
+        view.notes().join(" ")
+    ));
+    out
+}

@@ -49,11 +49,21 @@ if [[ -x dist/bin/cuda-runner ]] && ! command -v cargo >/dev/null; then bin="$ro
 export PATH="$bin:$PATH"
 start=$(date +%s)
 stamp() { echo "[session $(( $(date +%s) - start )) s] $*"; }
+# What has been measured so far goes into OUTDIR after every stage, so a
+# call stopped at a device's time limit still returns the finished stages.
+pack() {
+    tar czf "$dest/session-$stage.tar.gz" results preprocessor/tests/fixtures/planted/results session-logs
+}
+# Which GPU (by UUID): two stages of one repeatability comparison (book,
+# book2) must have run on the same one, and the logs say so.
+nvidia-smi -L > "$out/gpu.txt" 2>&1 || true
+stamp "GPU: $(head -1 "$out/gpu.txt")"
 
 second=no
 if [[ $stage == all || $stage == book ]]; then
 stamp "book, first full measuring run"
 CUDA_MEASURED_SAMPLES_DIR="$out/samples-run1" CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/book-run1.log" | grep -E "^\[cuda\]" || true
+pack
 first_s=$(( $(date +%s) - start ))
 if [[ $stage == all || $first_s -lt ${SECOND_RUN_IF_UNDER_S:-240} ]]; then
     second=yes
@@ -74,6 +84,7 @@ else
     echo "repeatability refused: see above; results/repeatability.json kept as it was"
 fi
 stamp "repeatability written"
+pack
 
 if [[ -z ${SKIP_AUTO_CHECKS:-} ]]; then
 stamp "auto mode with nothing changed: expect nothing measured"
@@ -101,7 +112,7 @@ kill_check() { # name, then the command to start in the background
     for _ in $(seq 1 100); do pgrep -f "cuda-runner measure" >/dev/null && break; sleep 0.2; done
     echo "[$name] measuring processes before kill -9 of pid $pid:" >> "$out/kill-check.log"
     pgrep -fa "cuda-runner measure" >> "$out/kill-check.log" || echo "  none started" >> "$out/kill-check.log"
-    kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+    kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
     sleep 2
     if pgrep -fa "cuda-runner measure" >> "$out/kill-check.log"; then
         echo "[$name] FAIL: measuring processes survived" | tee -a "$out/kill-check.log"
@@ -148,7 +159,8 @@ while read -r problem ours harness; do
         echo "peers $problem: combining failed, results/peers/$problem.json kept as it was"
     fi
     tail -16 "$out/peers-$problem.log"
-done
+    pack
+done || echo "peers: listing the problems of bench/peers/peers.toml failed"
 
 fi
 
@@ -206,10 +218,11 @@ for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
         print(path, size)
 PY
 : > "$out/profile.log"
-grep -v '^#' "$out/profile-list.txt" | while read -r file size; do
-    cuda-runner profile "$file" --size "$size" >> "$out/profile.log" 2>&1 || echo "profile $file at $size failed, see profile.log"
-done
+while read -r file size; do
+    cuda-runner profile "$file" --size "$size" >> "$out/profile.log" 2>&1 </dev/null || echo "profile $file at $size failed, see profile.log"
+done < <(grep -v '^#' "$out/profile-list.txt" || true)
 tail -3 "$out/profile.log" || true
+pack
 fi
 
 if [[ $stage == all || $stage == sanitize ]]; then
@@ -226,15 +239,17 @@ for run in sorted(runs):
 PY
 : > "$out/sanitize.log"
 while read -r file check size; do
-    cuda-runner sanitize "$file" --check "$check" --size "$size" >> "$out/sanitize.log" 2>&1 || echo "sanitize $file ($check, $size) failed, see sanitize.log"
+    cuda-runner sanitize "$file" --check "$check" --size "$size" >> "$out/sanitize.log" 2>&1 </dev/null || echo "sanitize $file ($check, $size) failed, see sanitize.log"
 done < "$out/sanitize-list.txt"
 tail -5 "$out/sanitize.log" || true
+pack
 fi
 
 if [[ $stage == all || $stage == host ]]; then
 stamp "host programs in three languages"
 python3 bench/host/run_hosts.py "$out/host.log" || echo "host programs: the runner script failed, see host.log"
 tail -24 "$out/host.log" || true
+pack
 fi
 
 if [[ $stage == all || $stage == peers ]]; then
@@ -268,5 +283,5 @@ for r in sorted(rep["rows"], key=lambda r: -abs(r["diff_pct"]))[:5]:
 PY
 
 stamp "packing"
-tar czf "$dest/session-$stage.tar.gz" results preprocessor/tests/fixtures/planted/results session-logs
+pack
 stamp "done"

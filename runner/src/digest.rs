@@ -31,8 +31,6 @@ impl AnswerDigest {
         stream: &Arc<CudaStream>,
     ) -> Result<[u64; 2], DriverError> {
         let bytes = buf.len() as u64;
-        let words = bytes.div_ceil(4);
-        let tail = (bytes % 4) as u32;
         let mut out = stream.alloc_zeros::<u64>(2)?;
         let cfg = LaunchConfig {
             grid_dim: (self.blocks, 1, 1),
@@ -40,10 +38,10 @@ impl AnswerDigest {
             shared_mem_bytes: 0,
         };
         let mut b = stream.launch_builder(&self.function);
-        b.arg(buf).arg(&words).arg(&tail).arg(&mut out);
-        // SAFETY: cm_digest reads `words` 32-bit words of `buf` (the last one
-        // partly, when `tail` is set: allocations are padded to at least 4
-        // bytes) and adds into the two u64 of `out`.
+        b.arg(buf).arg(&bytes).arg(&mut out);
+        // SAFETY: cm_digest reads exactly `bytes` bytes of `buf` (whole
+        // 32-bit words, the last partial one byte by byte; allocations are
+        // 256-byte aligned) and adds into the two u64 of `out`.
         unsafe { b.launch(cfg) }?;
         let host = stream.clone_dtoh(&out)?;
         Ok([host[0], host[1]])

@@ -607,6 +607,10 @@ fn sass(paths: &[PathBuf], arch: &str, tools: Option<&Path>) -> Result<()> {
     let examples = load_examples(paths)?;
     let mut failed = 0;
     for example in &examples {
+        if example.declaration.expect == cuda_runner::declaration::Expectation::CompileError {
+            println!("{}: meant not to compile, no listing", example.id);
+            continue;
+        }
         let made = cuda_runner::listing::make(example, arch, tools).and_then(|listing| {
             let abs = Path::new(&example.origin.file).canonicalize()?;
             let out = book_of(&abs)

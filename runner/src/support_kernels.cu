@@ -51,29 +51,34 @@ extern "C" __global__ void cm_copy(const float4* __restrict__ src, float4* __res
     if (i < n4) dst[i] = src[i];
 }
 
-// Answer digest: two position-keyed 64-bit sums over a buffer of `words`
-// 32-bit words (a last partial word zero-padded by the host's count), so
-// that the host can tell an answer identical to one already judged without
-// copying it back. Each word and its index go through the splitmix64
-// finaliser under two keys; the sums are order-free, so any grid works.
+// Answer digest: two position-keyed 64-bit sums over a buffer of `bytes`
+// bytes, so that the host can tell an answer identical to one already
+// judged without copying it back. Word i (32 bits; a last partial word is
+// read byte by byte and zero-padded) goes through the splitmix64 finaliser
+// with the finalised 64-bit index, under two keys; the sums are order-free,
+// so any grid works.
 __device__ unsigned long long cm_mix(unsigned long long z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
-extern "C" __global__ void cm_digest(const unsigned int* __restrict__ data, unsigned long long words,
-                                     unsigned int tail_bytes, unsigned long long* out) {
+extern "C" __global__ void cm_digest(const unsigned char* __restrict__ data, unsigned long long bytes,
+                                     unsigned long long* out) {
+    unsigned long long words = (bytes + 3) / 4;
     unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     unsigned long long h1 = 0, h2 = 0;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride) {
-        unsigned int w = data[i];
-        if (i + 1 == words && tail_bytes != 0) {
-            w &= 0xffffffffu >> (8 * (4 - tail_bytes));
+        unsigned int w = 0;
+        if (4 * i + 4 <= bytes) {
+            w = reinterpret_cast<const unsigned int*>(data)[i];
+        } else {
+            for (unsigned long long b = 4 * i; b < bytes; ++b) {
+                w |= (unsigned int)data[b] << (8 * (b - 4 * i));
+            }
         }
-        unsigned long long x = (i << 32) | w;
-        h1 += cm_mix(x ^ 0x9e3779b97f4a7c15ull);
-        h2 += cm_mix(x + 0x632be59bd9b4e019ull);
+        h1 += cm_mix(cm_mix(i ^ 0x9e3779b97f4a7c15ull) ^ w);
+        h2 += cm_mix(cm_mix(i + 0x632be59bd9b4e019ull) ^ ((unsigned long long)w << 32));
     }
     for (int offset = 16; offset > 0; offset /= 2) {
         h1 += __shfl_down_sync(0xffffffffu, h1, offset);

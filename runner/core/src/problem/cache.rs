@@ -42,6 +42,8 @@ pub struct SharedData {
     /// The last passing verdict in this process, by digest (kept without a
     /// folder too, for the check after the timed runs).
     known: Option<(u128, CheckOutcome)>,
+    /// The problem's check, for the verdicts' folder.
+    check_tag: String,
     /// How to prepare it again if the file goes missing.
     instance: Instance,
     seed: u64,
@@ -84,6 +86,7 @@ impl SharedData {
             file,
             deferred: None,
             known: None,
+            check_tag: problem.check_tag(),
             instance: *instance,
             seed,
             data,
@@ -120,7 +123,9 @@ impl SharedData {
         &self.prepared
     }
 
-    /// A passing verdict some process kept for an answer with this digest.
+    /// A passing verdict some process kept for an answer with this digest,
+    /// judged by the same check (the problem's [`Problem::check_tag`]) on
+    /// the same inputs.
     pub fn verdict(&self, digest: u128) -> Option<CheckOutcome> {
         if let Some((_, v)) = self.known.as_ref().filter(|(d, _)| *d == digest) {
             return Some(v.clone());
@@ -136,22 +141,19 @@ impl SharedData {
             return;
         }
         self.known = Some((digest, outcome.clone()));
-        let Some(path) = self.verdict_file(digest).filter(|_| outcome.pass) else {
-            return;
-        };
-        // Best effort, as for the data.
-        let _ = serde_json::to_vec(outcome)
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| {
-                std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
-                write_atomically(&path, &bytes)
-            });
+        if let Some(path) = self.verdict_file(digest) {
+            // Best effort, as for the data.
+            let _ = crate::store::write_json_atomically(&path, outcome);
+        }
     }
 
     fn verdict_file(&self, digest: u128) -> Option<PathBuf> {
         let file = self.file.as_ref()?;
         let mut dir = file.clone().into_os_string();
         dir.push(".verdicts");
+        if !self.check_tag.is_empty() {
+            dir.push(format!("-{}", self.check_tag));
+        }
         Some(PathBuf::from(dir).join(format!("{digest:032x}.json")))
     }
 }
@@ -180,9 +182,7 @@ where
     }
     let v = compute()?;
     // Best effort, as for the data.
-    if let Ok(bytes) = serde_json::to_vec(&v) {
-        let _ = write_atomically(&path, &bytes);
-    }
+    let _ = crate::store::write_json_atomically(&path, &v);
     Ok(v)
 }
 
@@ -198,14 +198,6 @@ fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Dat
         i.shape.cols,
         data.name()
     ))
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// The layout as one JSON line, then the raw bytes of each input and the
@@ -323,6 +315,43 @@ mod tests {
         assert_eq!(calls, 2);
         let failed: Result<u32, &str> = once_per_session(Some(dir.path()), "x", || Err("no"));
         assert_eq!(failed, Err("no"));
+    }
+
+    // Two elementwise examples on the same inputs share the data but never
+    // a verdict: a kernel computing x + y must not pass where x - y (or a
+    // tighter tolerance) is asked for.
+    #[test]
+    fn examples_with_other_checks_on_the_same_inputs_share_no_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = |reference: &str, tolerance: &str| -> crate::problem::ElementwiseSpec {
+            toml::from_str(&format!(
+                "inputs = [\"x\", \"y\"]\noutput = \"z\"\nreference = \"{reference}\"\n{tolerance}"
+            ))
+            .unwrap()
+        };
+        let add = crate::problem::Elementwise::new(spec("x + y", ""));
+        let sub = crate::problem::Elementwise::new(spec("x - y", ""));
+        let strict = crate::problem::Elementwise::new(spec("x + y", "tolerance = 1e-12"));
+        let i = Instance {
+            shape: Shape::flat(100),
+            dtype: Elem::F32,
+        };
+        let mut a = SharedData::open(Some(dir.path()), &add, &i, 7, Data::Timed);
+        let pass = CheckOutcome {
+            error: 0.0,
+            tolerance: 1e-6,
+            pass: true,
+            detail: String::new(),
+        };
+        let key = answer_key(&[("z", 400, [5, 6])]);
+        a.remember(key, &pass);
+        let again = SharedData::open(Some(dir.path()), &add, &i, 7, Data::Timed);
+        assert_eq!(again.verdict(key), Some(pass));
+        let b = SharedData::open(Some(dir.path()), &sub, &i, 7, Data::Timed);
+        assert_eq!(b.prepared().inputs, again.prepared().inputs);
+        assert_eq!(b.verdict(key), None);
+        let c = SharedData::open(Some(dir.path()), &strict, &i, 7, Data::Timed);
+        assert_eq!(c.verdict(key), None);
     }
 
     // A process that finds the data defers the reference until an answer

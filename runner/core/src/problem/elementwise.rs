@@ -187,6 +187,12 @@ impl Problem for Elementwise {
         self.spec.inputs.join("+")
     }
 
+    fn check_tag(&self) -> String {
+        // The whole declared table: reference, scalars, output, tolerance.
+        let spec = serde_json::to_vec(&self.spec).expect("the spec serialises");
+        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&spec))
+    }
+
     fn summary(&self) -> &'static str {
         "each output element a float64 expression of the inputs' elements, declared in [elementwise]"
     }

@@ -289,6 +289,14 @@ pub trait Problem: Sync {
         String::new()
     }
 
+    /// What besides its data decides how an answer is judged (an
+    /// elementwise problem's reference expression, scalars, output and
+    /// tolerance): verdicts kept for one check are never taken by another
+    /// on the same inputs ([`cache::SharedData::verdict`]).
+    fn check_tag(&self) -> String {
+        String::new()
+    }
+
     /// The names of its buffers and scalars, whatever the shape.
     fn argument_names(&self) -> Vec<&'static str> {
         let probe = Instance {

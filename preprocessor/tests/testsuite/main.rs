@@ -12,6 +12,7 @@ mod lifetime;
 mod panels;
 mod quick;
 mod reports;
+mod sass;
 mod static_checks;
 mod status;
 mod strict;

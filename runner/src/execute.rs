@@ -533,11 +533,10 @@ impl Buffers {
         };
         // An input's drawn values, copied to the device.
         let upload = |prepared: &SharedData, name: &str| {
-            let host = prepared
-                .prepared()
-                .input(name)
+            let bytes = prepared
+                .input_bytes(name)
                 .expect("a problem prepares every input it declares");
-            stream.clone_htod(host.as_bytes())
+            stream.clone_htod(bytes)
         };
         for spec in problem.buffers(&plan.instance) {
             match spec.role {

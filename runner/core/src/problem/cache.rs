@@ -33,12 +33,18 @@ struct Layout {
 
 /// One shape's prepared data, with the reference read only when an answer
 /// needs judging, and the verdicts other processes left.
+///
+/// A process that finds the data in the folder maps the file instead of
+/// reading it: the inputs go to the GPU straight from the page cache
+/// ([`SharedData::input_bytes`]), and only an answer that needs judging
+/// copies inputs and reference into typed vectors
+/// ([`SharedData::with_reference`]).
 pub struct SharedData {
     prepared: Prepared,
     /// The shared file, when there is a folder to share through.
     file: Option<PathBuf>,
-    /// The reference's length, while it is still unread in `file`.
-    deferred: Option<usize>,
+    /// The shared file mapped, while its inputs and reference are unread.
+    mapped: Option<Mapped>,
     /// The last passing verdict in this process, by digest (kept without a
     /// folder too, for the check after the timed runs).
     known: Option<(u128, CheckOutcome)>,
@@ -84,16 +90,15 @@ impl SharedData {
                 reference: Vec::new(),
             },
             file,
-            deferred: None,
+            mapped: None,
             known: None,
             check_tag: problem.check_tag(),
             instance: *instance,
             seed,
             data,
         };
-        if let Some((inputs, reference_len)) = shared.file.as_deref().and_then(read_inputs) {
-            shared.prepared.inputs = inputs;
-            shared.deferred = Some(reference_len);
+        if let Some(mapped) = shared.file.as_deref().and_then(Mapped::open) {
+            shared.mapped = Some(mapped);
             return shared;
         }
         shared.prepared = problem.prepare(instance, seed, data);
@@ -104,21 +109,23 @@ impl SharedData {
         shared
     }
 
-    /// The inputs (and the reference, if it has been read).
-    pub fn prepared(&self) -> &Prepared {
-        &self.prepared
+    /// The bytes of input `name`, for the upload: from the mapped file, or
+    /// from the data this process prepared.
+    pub fn input_bytes(&self, name: &str) -> Option<&[u8]> {
+        match &self.mapped {
+            Some(m) => m.input(name),
+            None => self.prepared.input(name).map(HostData::as_bytes),
+        }
     }
 
-    /// The inputs and the reference, reading the reference first if it is
-    /// still deferred (or preparing everything again if its file is gone).
+    /// The inputs and the reference, copied out of the mapped file first if
+    /// it is still mapped (the mapping stays valid if the file is removed).
     pub fn with_reference(&mut self, problem: &dyn Problem) -> &Prepared {
-        if let Some(len) = self.deferred.take() {
-            match self.file.as_deref().and_then(|p| read_reference(p, len)) {
-                Some(reference) => self.prepared.reference = reference,
-                None => {
-                    self.prepared = problem.prepare(&self.instance, self.seed, self.data);
-                }
-            }
+        if let Some(m) = self.mapped.take() {
+            self.prepared = m.prepared().unwrap_or_else(|| {
+                // A mapping that does not read back: prepare it again.
+                problem.prepare(&self.instance, self.seed, self.data)
+            });
         }
         &self.prepared
     }
@@ -227,55 +234,78 @@ fn write(path: &Path, p: &Prepared) -> std::io::Result<()> {
     Ok(())
 }
 
-type Inputs = Vec<(String, HostData)>;
+/// A shared data file mapped read-only: its layout line, then each input's
+/// bytes and the reference's.
+struct Mapped {
+    map: memmap2::Mmap,
+    /// Each input's name, element type and byte range.
+    inputs: Vec<(String, Elem, std::ops::Range<usize>)>,
+    /// The reference's byte range.
+    reference: std::ops::Range<usize>,
+}
 
-/// The layout line and the inputs, each read straight into its typed
-/// vector (no second copy of hundreds of MiB), and where the reference
-/// starts; `None` for a file that is missing, torn or too long.
-fn read_layout(path: &Path) -> Option<(Inputs, u64, u64)> {
-    use std::io::{BufRead, Read};
-    let mut file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
-    let mut line = Vec::new();
-    file.read_until(b'\n', &mut line).ok()?;
-    let header = line.len() as u64;
-    let layout: Layout = serde_json::from_slice(line.strip_suffix(b"\n")?).ok()?;
-    let mut inputs = Vec::new();
-    let mut offset = header;
-    for (name, elem, len) in layout.inputs {
-        let mut data = HostData::zeroed(Elem::parse(&elem)?, usize::try_from(len).ok()?);
-        file.read_exact(data.as_bytes_mut()).ok()?;
-        offset += data.as_bytes().len() as u64;
-        inputs.push((name, data));
+impl Mapped {
+    /// The file at `path` mapped, its layout read and its size checked;
+    /// `None` for a file that is missing, torn or too long.
+    fn open(path: &Path) -> Option<Mapped> {
+        let file = std::fs::File::open(path).ok()?;
+        // SAFETY: the session's files are written once under a temporary
+        // name and renamed into place, never changed afterwards, so the
+        // mapped bytes do not change under us. `populate` faults the pages
+        // in at once (they are in the page cache after the first process).
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+        let end = map.iter().position(|&b| b == b'\n')?;
+        let layout: Layout = serde_json::from_slice(&map[..end]).ok()?;
+        let mut at = end + 1;
+        let mut inputs = Vec::new();
+        for (name, elem, len) in layout.inputs {
+            let elem = Elem::parse(&elem)?;
+            let bytes = usize::try_from(len)
+                .ok()?
+                .checked_mul(elem.bytes() as usize)?;
+            inputs.push((name, elem, at..at.checked_add(bytes)?));
+            at += bytes;
+        }
+        let reference =
+            at..at.checked_add(usize::try_from(layout.reference).ok()?.checked_mul(8)?)?;
+        (reference.end == map.len()).then_some(Mapped {
+            map,
+            inputs,
+            reference,
+        })
     }
-    Some((inputs, offset, layout.reference))
-}
 
-/// The inputs and the reference's length, the file's size checked.
-fn read_inputs(path: &Path) -> Option<(Inputs, usize)> {
-    let (inputs, offset, reference) = read_layout(path)?;
-    let size = std::fs::metadata(path).ok()?.len();
-    (size == offset + reference * 8).then_some((inputs, usize::try_from(reference).ok()?))
-}
+    fn input(&self, name: &str) -> Option<&[u8]> {
+        self.inputs
+            .iter()
+            .find(|(n, ..)| n == name)
+            .map(|(.., range)| &self.map[range.clone()])
+    }
 
-/// The reference of `len` values at the end of the file.
-fn read_reference(path: &Path, len: usize) -> Option<Vec<f64>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
-    let bytes = (len as u64).checked_mul(8)?;
-    file.seek(SeekFrom::Start(size.checked_sub(bytes)?)).ok()?;
-    let mut reference = vec![0.0f64; len];
-    file.read_exact(bytemuck::cast_slice_mut(&mut reference))
-        .ok()?;
-    Some(reference)
+    /// Inputs and reference copied into typed vectors.
+    fn prepared(&self) -> Option<Prepared> {
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|(name, elem, range)| {
+                (
+                    name.clone(),
+                    HostData::from_bytes(*elem, &self.map[range.clone()]),
+                )
+            })
+            .collect();
+        let reference = self.map[self.reference.clone()]
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8")))
+            .collect();
+        Some(Prepared { inputs, reference })
+    }
 }
 
 /// The whole file: inputs and reference.
 #[cfg(test)]
 fn read(path: &Path) -> Option<Prepared> {
-    let (inputs, len) = read_inputs(path)?;
-    let reference = read_reference(path, len)?;
-    Some(Prepared { inputs, reference })
+    Mapped::open(path)?.prepared()
 }
 
 #[cfg(test)]
@@ -348,33 +378,40 @@ mod tests {
         let again = SharedData::open(Some(dir.path()), &add, &i, 7, Data::Timed);
         assert_eq!(again.verdict(key), Some(pass));
         let b = SharedData::open(Some(dir.path()), &sub, &i, 7, Data::Timed);
-        assert_eq!(b.prepared().inputs, again.prepared().inputs);
+        assert_eq!(b.input_bytes("x"), again.input_bytes("x"));
+        assert!(b.input_bytes("x").is_some());
         assert_eq!(b.verdict(key), None);
         let c = SharedData::open(Some(dir.path()), &strict, &i, 7, Data::Timed);
         assert_eq!(c.verdict(key), None);
     }
 
     // A process that finds the data defers the reference until an answer
-    // needs judging, and then reads the same reference the first prepared.
+    // needs judging, and then copies out the same inputs and reference the
+    // first prepared; its uploads read the mapped file's bytes.
     #[test]
-    fn a_later_process_reads_the_reference_only_when_it_judges() {
+    fn a_later_process_maps_the_data_and_copies_it_only_when_it_judges() {
         let dir = tempfile::tempdir().unwrap();
         let i = Instance {
             shape: Shape { rows: 4, cols: 100 },
             dtype: Elem::F32,
         };
-        let first = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
-        assert!(!first.prepared().reference.is_empty());
+        let mut first = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
+        assert!(first.mapped.is_none());
+        let x = first.input_bytes("x").unwrap().to_vec();
+        let expected = first.with_reference(&SoftmaxRows).clone();
+        assert!(!expected.reference.is_empty());
         let mut later = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
-        assert_eq!(later.prepared().inputs, first.prepared().inputs);
-        assert!(later.prepared().reference.is_empty());
-        assert_eq!(later.with_reference(&SoftmaxRows), first.prepared());
-        // Gone before it was read: prepared again, the same.
+        assert!(later.mapped.is_some() && later.prepared.inputs.is_empty());
+        assert_eq!(later.input_bytes("x"), Some(x.as_slice()));
+        assert_eq!(later.input_bytes("nothing"), None);
+        assert_eq!(later.with_reference(&SoftmaxRows), &expected);
+        assert!(later.mapped.is_none());
+        // Removed once mapped: the mapping still reads it.
         let mut orphan = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         for f in std::fs::read_dir(dir.path()).unwrap() {
             let _ = std::fs::remove_file(f.unwrap().path());
         }
-        assert_eq!(orphan.with_reference(&SoftmaxRows), first.prepared());
+        assert_eq!(orphan.with_reference(&SoftmaxRows), &expected);
     }
 
     // Only passing verdicts are kept, under the answer's digest; another

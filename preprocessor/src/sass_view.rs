@@ -3,7 +3,9 @@
 //! (no GPU involved), with the instructions compiled from an anchor's
 //! lines singled out and counted by `cuda_measured_core::sass_counts`.
 //!
-//! A listing is current while its key is the example's key. A missing or
+//! A listing is current while its key is the example's key and it records
+//! each instruction's file (so that lines of an included `.cuh` are never
+//! counted as the anchor's). A missing or
 //! stale one is a problem for strict builds and waits, in an author's
 //! build, for `scripts/sass`; an id, kernel or anchor the book does not
 //! have is a mistake in the directive, reported at its line with the word
@@ -14,7 +16,7 @@ use crate::figures;
 use crate::stored::RELIST;
 use crate::values::{Results, Value};
 use cuda_measured_core::sass::{self, Kernel, Listing};
-use cuda_measured_core::sass_counts::{self, Counts, LineRanges, Reading};
+use cuda_measured_core::sass_counts::{self, Counts, LineRanges, Reading, Region};
 use cuda_measured_core::suggest;
 
 /// One kernel's listing as a `{{#sass}}` shows it.
@@ -27,6 +29,9 @@ pub struct SassView {
     /// How the listing was made: `sm_90, NVRTC 13.0, nvdisasm 13.5.37,
     /// 2026-12-01`.
     pub made: String,
+    /// The example's own file (`kernels/r/k.cu`), whose lines the anchor
+    /// and the line column are of.
+    pub source_file: String,
     /// The kernel shown.
     pub kernel: Kernel,
     /// The anchor asked for and the source lines it spans.
@@ -40,7 +45,10 @@ impl SassView {
     pub fn reading(&self) -> Reading<'_> {
         sass_counts::read(
             &self.kernel,
-            self.region.as_ref().map(|(_, ranges)| ranges.as_slice()),
+            self.region.as_ref().map(|(_, ranges)| Region {
+                file: &self.source_file,
+                ranges,
+            }),
         )
     }
 
@@ -214,7 +222,7 @@ pub fn awaits_listing(target: &SassTarget, results: &Results<'_>) -> bool {
         return false;
     };
     match results.stored().sass(&target.id) {
-        Ok(listing) => listing.key != key,
+        Ok(listing) => listing.key != key || !listing.has_files(),
         Err(_) => true,
     }
 }
@@ -266,13 +274,23 @@ fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Value> {
             listing.example
         )));
     }
-    let stale = (listing.key != key)
-        .then(|| format!("{file} was made for an earlier version of `{id}`; {RELIST}"));
+    let stale = if listing.key != key {
+        Some(format!(
+            "{file} was made for an earlier version of `{id}`; {RELIST}"
+        ))
+    } else if !listing.has_files() {
+        Some(format!(
+            "{file} was made by an earlier scripts/sass, which did not record each instruction's file, so lines of an included file cannot be told from the example's own; {RELIST}"
+        ))
+    } else {
+        None
+    };
     let kernel = pick_kernel(&listing, target, &file, stale.is_some())?;
     Ok(SassView {
         id: id.clone(),
         file,
         made: made_text(&listing),
+        source_file: example.origin.file.clone(),
         kernel,
         region,
         stale,

@@ -20,5 +20,5 @@ pub use cuda_measured_core::{
     METHOD_VERSION, binding, child, compile_job, compile_judge, declaration, diagnostics, example,
     figures, header_lines, include_scan, isolate, key, launch_plan, lifetime, limits, method,
     nonfinite, peers, plan_check, pool, problem, profile, ptx, record, repeatability, report,
-    sanitizer, sass, session, signature, size, source, store, template,
+    sanitizer, sass, sass_counts, session, signature, size, source, store, template,
 };

@@ -1,6 +1,9 @@
 //! Makes an example's SASS listing ([`crate::sass`]): compiles it with
 //! NVRTC as the runner does (no GPU needed), and reads the cubin with
-//! `cuobjdump -res-usage` and `nvdisasm -c --print-line-info`.
+//! `cuobjdump -res-usage` and `nvdisasm -c --print-line-info-inline`
+//! (which, unlike `--print-line-info`, says where inlined code was called
+//! from), naming each instruction's file as the example's `#line` markers
+//! do.
 
 use crate::example::Example;
 use crate::sass::{self, Listing};
@@ -21,13 +24,14 @@ pub fn make(example: &Example, arch: &str, tools: Option<&Path>) -> Result<Listi
         .arg("-res-usage")
         .arg(&cubin))?;
     let code = run(Command::new(tool("nvdisasm"))
-        .args(["-c", "--print-line-info"])
+        .args(["-c", "--print-line-info-inline"])
         .arg(&cubin))?;
     let version = run(Command::new(tool("nvdisasm")).arg("--version"))?;
-    let kernels = sass::join(
+    let mut kernels = sass::join(
         sass::parse_res_usage(&resources),
         sass::parse_nvdisasm(&code),
     );
+    sass::name_files(&mut kernels, &crate::sass_counts::files(&example.source));
     if kernels.is_empty() {
         bail!(
             "{}: the disassembler found no kernel in the cubin",

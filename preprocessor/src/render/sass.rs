@@ -5,7 +5,7 @@
 //! HTML (no blank line inside) or, for other renderers, as a text block.
 
 use crate::sass_view::{LEGEND, SassView};
-use cuda_measured_core::sass::Instruction;
+use cuda_measured_core::sass::{self, Instruction};
 use cuda_measured_core::sass_counts::Marks;
 use maud::{Markup, html};
 
@@ -22,12 +22,23 @@ fn code_spans(text: &str) -> Markup {
     }
 }
 
-/// The source line of an instruction: `31`, or `25 (call at 40)` for code
-/// of an inlined function.
-fn line_text(i: &Instruction) -> String {
+/// The source line of an instruction: `31` in the example's own file
+/// `own`, `block_sum.cuh:7` in another, and for code of an inlined
+/// function the call after it: `block_sum.cuh:7 (call at 33)`.
+fn line_text(i: &Instruction, own: &str) -> String {
+    let place = |file: Option<&str>, line: u32| match file {
+        Some(f) if !sass::same_file(f, own) => {
+            format!("{}:{line}", f.rsplit('/').next().unwrap_or(f))
+        }
+        _ => line.to_string(),
+    };
     match (i.line, i.called_from) {
-        (Some(line), Some(call)) => format!("{line} (call at {call})"),
-        (Some(line), None) => line.to_string(),
+        (Some(line), Some(call)) => format!(
+            "{} (call at {})",
+            place(i.file.as_deref(), line),
+            place(i.called_from_file.as_deref(), call)
+        ),
+        (Some(line), None) => place(i.file.as_deref(), line),
         (None, _) => String::new(),
     }
 }
@@ -96,7 +107,7 @@ pub fn html(view: &SassView) -> Markup {
                                 tr class=(row_class(m)) {
                                     td.cm-sass-offset { (format!("{:04x}", i.offset)) }
                                     td { code { (i.text) } }
-                                    td.cm-sass-line { (line_text(i)) }
+                                    td.cm-sass-line { (line_text(i, &view.source_file)) }
                                     td.cm-sass-marks {
                                         @for word in mark_words(m) {
                                             span class={ "cm-sass-mark cm-sass-mark-" (word) } { (word) } " "
@@ -147,13 +158,27 @@ pub fn markdown(view: &SassView) -> String {
             "*This listing was made for an earlier version of this code: {reason}.*\n\n"
         ));
     }
-    let mut listing = String::from("  offset  line        marks            instruction\n");
-    for (i, m) in reading.code.iter().zip(&reading.marks) {
+    let lines: Vec<String> = reading
+        .code
+        .iter()
+        .map(|i| line_text(i, &view.source_file))
+        .collect();
+    let width = lines
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(11);
+    let mut listing = format!(
+        "  offset  {:<width$} marks            instruction\n",
+        "line"
+    );
+    for ((i, m), line) in reading.code.iter().zip(&reading.marks).zip(&lines) {
         listing.push_str(&format!(
-            "{} {:04x}    {:<11} {:<16} {}\n",
+            "{} {:04x}    {:<width$} {:<16} {}\n",
             if m.in_region { ">" } else { " " },
             i.offset,
-            line_text(i),
+            line,
             mark_words(m).join(" "),
             i.text
         ));
@@ -174,4 +199,37 @@ pub fn markdown(view: &SassView) -> String {
         view.notes().join(" ")
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A line of the example's own file is its number; one of another file
+    // names the file; inlined code adds its call.
+    #[test]
+    fn line_column_names_other_files() {
+        let own = "kernels/r/k.cu";
+        let at = |file: &str, line, call: Option<(&str, u32)>| Instruction {
+            file: Some(file.into()),
+            line: Some(line),
+            called_from_file: call.map(|(f, _)| f.into()),
+            called_from: call.map(|(_, l)| l),
+            ..Instruction::new(0, "EXIT")
+        };
+        let cuh = "kernels/r/block_sum.cuh";
+        let cases = [
+            (at(own, 31, None), "31"),
+            (at(cuh, 7, Some((own, 33))), "block_sum.cuh:7 (call at 33)"),
+            (at(own, 25, Some((own, 40))), "25 (call at 40)"),
+            (
+                at(cuh, 7, Some((cuh, 18))),
+                "block_sum.cuh:7 (call at block_sum.cuh:18)",
+            ),
+            (Instruction::new(0, "EXIT"), ""),
+        ];
+        for (i, want) in cases {
+            assert_eq!(line_text(&i, own), want);
+        }
+    }
 }

@@ -39,8 +39,13 @@ impl Book {
 
     /// Stores a listing of `r/tree` made with `key`, holding `kernels`.
     fn store(&self, key: &str, kernels: Vec<Kernel>) {
+        self.store_schema(sass::SCHEMA_VERSION, key, kernels);
+    }
+
+    /// Stores a listing of format `schema`.
+    fn store_schema(&self, schema: u32, key: &str, kernels: Vec<Kernel>) {
         let listing = Listing {
-            schema: sass::SCHEMA_VERSION,
+            schema,
             example: "r/tree".into(),
             key: key.into(),
             arch: "sm_90".into(),
@@ -80,10 +85,9 @@ fn kernel(name: &str) -> Kernel {
             .iter()
             .enumerate()
             .map(|(k, &(line, text))| Instruction {
-                offset: 16 * k as u32,
-                text: text.into(),
+                file: Some("kernels/r/tree.cu".into()),
                 line: Some(line),
-                called_from: None,
+                ..Instruction::new(16 * k as u32, text)
             })
             .collect(),
         ..Kernel::default()
@@ -222,6 +226,67 @@ fn unknown_ids_kernels_and_anchors_are_mistakes() {
         &results,
     );
     assert!(matches!(registers, Value::Figure { text, .. } if text == "10"));
+}
+
+// Code of another file at the anchor's line numbers is not the anchor's;
+// code inlined through a call on the anchor's lines is, and its line says
+// which file it is of.
+#[test]
+fn lines_of_included_files_are_not_the_anchors() {
+    let book = Book::new();
+    let mut k = kernel("tree");
+    // The `S2R` of line 10 becomes code of line 11 of an included file...
+    k.instructions[0].file = Some("kernels/r/fold.cuh".into());
+    k.instructions[0].line = Some(11);
+    // ...and the `STS` of line 12 code of that file called from line 11.
+    k.instructions[8].file = Some("kernels/r/fold.cuh".into());
+    k.instructions[8].called_from_file = Some("kernels/r/tree.cu".into());
+    k.instructions[8].called_from = Some(11);
+    book.store(&book.key(), vec![k]);
+    let value = evaluate(&target("r/tree", None, Some("body")), &book.results());
+    let Value::Sass(view) = &value else {
+        panic!("{value:?}")
+    };
+    let marked: Vec<bool> = view.reading().marks.iter().map(|m| m.in_region).collect();
+    assert_eq!(
+        marked,
+        [false, true, true, true, true, true, true, true, true, false]
+    );
+    assert!(
+        view.count_line()
+            .starts_with("Highlighted, the 8 instructions"),
+        "{}",
+        view.count_line()
+    );
+}
+
+// A listing made before listings recorded files cannot tell an included
+// file's lines from the example's: it is stale, and waits for scripts/sass.
+#[test]
+fn a_listing_without_files_is_stale() {
+    let book = Book::new();
+    let mut k = kernel("tree");
+    for i in &mut k.instructions {
+        i.file = None;
+    }
+    book.store_schema(1, &book.key(), vec![k]);
+    let t = target("r/tree", None, Some("body"));
+    let value = evaluate(&t, &book.results());
+    let Value::Sass(view) = &value else {
+        panic!("{value:?}")
+    };
+    assert!(
+        view.stale.as_deref().is_some_and(|why| why.starts_with(
+            "results/sass/r/tree.json was made by an earlier scripts/sass, which did not record each instruction's file"
+        )),
+        "{:?}",
+        view.stale
+    );
+    assert!(awaits_listing(&t, &book.results()));
+    assert!(matches!(
+        count(&t, SassCount::Instructions, &book.results()),
+        Value::Unmeasured(_)
+    ));
 }
 
 // Line ranges read as an editor's lines.

@@ -35,6 +35,26 @@ use crate::source;
 /// Inclusive ranges of source lines.
 pub type LineRanges = Vec<(u32, u32)>;
 
+/// The part of the source a page is about: ranges of lines of one file
+/// (the example's own, as its `#line` markers name it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region<'a> {
+    /// The file, relative to the book's root (`kernels/r/k.cu`).
+    pub file: &'a str,
+    /// Its lines.
+    pub ranges: &'a [(u32, u32)],
+}
+
+impl Region<'_> {
+    /// Whether `i` was compiled from these lines, directly or through a
+    /// call on one of them; lines of another file never are.
+    pub fn holds(&self, i: &Instruction) -> bool {
+        self.ranges
+            .iter()
+            .any(|&(first, last)| i.from_lines(self.file, first, last))
+    }
+}
+
 /// The lines of `file` between `// ANCHOR: name` and `// ANCHOR_END: name`
 /// (the marker lines themselves excluded), read off an example's compiled
 /// source, whose `#line` markers give every line its place in its own
@@ -79,6 +99,18 @@ pub fn anchor_names<'a>(compiled: &'a str, file: &str) -> Vec<&'a str> {
         if let Some(name) = source::anchor_marker(text.trim_start(), "ANCHOR:")
             && !names.contains(&name)
         {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The files an example's compiled source is made of, as its `#line`
+/// markers name them (its own first, then its includes), each once.
+pub fn files(compiled: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for (_, name) in compiled.lines().filter_map(line_marker) {
+        if !names.contains(&name) {
             names.push(name);
         }
     }
@@ -168,8 +200,13 @@ fn reads(i: &Instruction, operand: &str) -> bool {
 }
 
 /// The source place of an instruction, for "the same source line".
-fn place(i: &Instruction) -> (Option<u32>, Option<u32>) {
-    (i.line, i.called_from)
+fn place(i: &Instruction) -> (Option<&str>, Option<u32>, Option<&str>, Option<u32>) {
+    (
+        i.file.as_deref(),
+        i.line,
+        i.called_from_file.as_deref(),
+        i.called_from,
+    )
 }
 
 /// Whether an integer division or modulo sequence starts at `code[at]`:
@@ -284,7 +321,7 @@ pub struct Reading<'a> {
 
 /// Reads `kernel`, marking the instructions compiled from a line of
 /// `region` (directly, or through a call on one of those lines).
-pub fn read<'a>(kernel: &'a Kernel, region: Option<&[(u32, u32)]>) -> Reading<'a> {
+pub fn read<'a>(kernel: &'a Kernel, region: Option<Region<'_>>) -> Reading<'a> {
     let padding = padding(&kernel.instructions);
     let code = &kernel.instructions[..kernel.instructions.len() - padding];
     let division = division_sequences(code);
@@ -294,11 +331,7 @@ pub fn read<'a>(kernel: &'a Kernel, region: Option<&[(u32, u32)]>) -> Reading<'a
         .map(|(i, division)| {
             let branch = is_branch(i);
             Marks {
-                in_region: region.is_some_and(|ranges| {
-                    ranges
-                        .iter()
-                        .any(|&(first, last)| i.from_lines(first, last))
-                }),
+                in_region: region.is_some_and(|r| r.holds(i)),
                 predicated: i.predicated() && !branch,
                 branch,
                 division,
@@ -326,18 +359,25 @@ pub fn read<'a>(kernel: &'a Kernel, region: Option<&[(u32, u32)]>) -> Reading<'a
 mod tests {
     use super::*;
 
-    /// Instructions from `(line, text)` pairs, 16 bytes apart.
+    /// The file of the test kernels.
+    const FILE: &str = "kernels/r/k.cu";
+
+    /// Instructions of [`FILE`] from `(line, text)` pairs, 16 bytes apart.
     fn code(lines: &[(u32, &str)]) -> Vec<Instruction> {
         lines
             .iter()
             .enumerate()
             .map(|(k, &(line, text))| Instruction {
-                offset: 16 * k as u32,
-                text: text.to_string(),
+                file: Some(FILE.into()),
                 line: Some(line),
-                called_from: None,
+                ..Instruction::new(16 * k as u32, text)
             })
             .collect()
+    }
+
+    /// Lines `ranges` of [`FILE`].
+    fn of_file(ranges: &[(u32, u32)]) -> Option<Region<'_>> {
+        Some(Region { file: FILE, ranges })
     }
 
     /// The interleaved fold as NVRTC 13.0 compiles it for sm_90: line 30 is
@@ -437,7 +477,7 @@ mod tests {
             instructions: code(&FOLD),
             ..Kernel::default()
         };
-        let reading = read(&kernel, Some(&[(30, 35)]));
+        let reading = read(&kernel, of_file(&[(30, 35)]));
         assert_eq!(
             reading.region,
             Some(Counts {
@@ -475,6 +515,39 @@ mod tests {
         assert_eq!((reading.code.len(), reading.kernel.branches), (2, 0));
     }
 
+    // The same line numbers of an included file are not the region's
+    // lines; code inlined from it through a call on one of them is.
+    #[test]
+    fn lines_of_an_included_file_are_not_the_regions() {
+        let cuh = "kernels/r/block_sum.cuh";
+        let mut kernel = Kernel {
+            instructions: code(&[
+                (31, "FADD R2, R2, R3"),
+                (31, "SHFL.DOWN PT, R4, R9, 0x10, 0x1f"),
+                (7, "SHFL.DOWN PT, R5, R4, 0x8, 0x1f"),
+                (40, "EXIT"),
+            ]),
+            ..Kernel::default()
+        };
+        kernel.instructions[1].file = Some(cuh.into());
+        kernel.instructions[2].file = Some(cuh.into());
+        kernel.instructions[2].called_from_file = Some(FILE.into());
+        kernel.instructions[2].called_from = Some(33);
+        let region = read(&kernel, of_file(&[(30, 35)]));
+        let marked: Vec<bool> = region.marks.iter().map(|m| m.in_region).collect();
+        assert_eq!(marked, [true, false, true, false]);
+        assert_eq!(region.region.map(|c| c.instructions), Some(2));
+        // Of the included file, only its own line 31 is.
+        let of_cuh = read(
+            &kernel,
+            Some(Region {
+                file: cuh,
+                ranges: &[(30, 35)],
+            }),
+        );
+        assert_eq!(of_cuh.region.map(|c| c.instructions), Some(1));
+    }
+
     /// A kernel file as an example's compiled source holds it: a `#line`
     /// marker first, and an include spliced in with its own markers.
     const COMPILED: &str = "#line 1 \"kernels/r/k.cu\"\n/*+++\n+++*/\n// ANCHOR: fold\nfor (;;) {\n    step();\n}\n// ANCHOR_END: fold\n#line 1 \"kernels/common.cuh\"\n// ANCHOR: fold\nint shared_helper;\n// ANCHOR_END: fold\n#line 10 \"kernels/r/k.cu\"\n// ANCHOR: tail\nint x;\n// ANCHOR: fold\nint y;\n";
@@ -498,5 +571,6 @@ mod tests {
         );
         assert!(anchor_ranges(COMPILED, "kernels/r/k.cu", "flod").is_empty());
         assert_eq!(anchor_names(COMPILED, "kernels/r/k.cu"), ["fold", "tail"]);
+        assert_eq!(files(COMPILED), ["kernels/r/k.cu", "kernels/common.cuh"]);
     }
 }

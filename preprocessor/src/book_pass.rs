@@ -81,7 +81,8 @@ pub fn run_pass(
     let catalog = Catalog::build(settings, chapters);
     let compiled = compile_step::compile_book(&catalog, settings, log);
     let settled = measure::settle(&catalog, settings, &compiled, bench, log)?;
-    let stored = StoredReports::new(&settings.results, settings.shown(&settings.results));
+    let stored = StoredReports::new(&settings.results, settings.shown(&settings.results))
+        .with_root(&settings.root);
     let results = Results::new(&catalog, &settled.outcomes, &stored);
     let book = BookView {
         results: &results,
@@ -181,9 +182,15 @@ impl Page<'_> {
                 report.push(Severity::Malformed, place, &found.text, message);
                 render::directive_error(self.target, &format!("{place}: {message}"))
             }
-            Ok(Directive::Sass(_)) if !alone => {
-                let message = "a listing is a block of its own: write {{#sass}} alone on its line (use {{#sass_count}} for a count in a sentence)";
-                report.push(Severity::Malformed, place, &found.text, message);
+            Ok(directive) if !alone && directive.block_form().is_some() => {
+                let message = match directive {
+                    Directive::Sass(_) => "a listing is a block of its own: write {{#sass}} alone on its line (use {{#sass_count}} for a count in a sentence)".to_string(),
+                    other => format!(
+                        "{} is a block of its own: write it alone on its line",
+                        other.block_form().unwrap_or_default()
+                    ),
+                };
+                report.push(Severity::Malformed, place, &found.text, &message);
                 render::directive_error(self.target, &format!("{place}: {message}"))
             }
             Ok(directive) => {
@@ -336,7 +343,9 @@ fn rewrite_chapter(
 /// unknown or broken example, of a size its example does not declare, or
 /// of a stored report does not wait. `{{#gpu}}` waits while no
 /// example has a current record and some wait to be measured. A SASS
-/// listing missing or made for earlier code waits for `scripts/sass`.
+/// listing missing or made for earlier code waits for `scripts/sass`; a
+/// sanitizer report or host run missing or of earlier code waits for the
+/// GPU machine's `sanitize` or `host` stage.
 fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     if matches!(
         directive,
@@ -347,6 +356,14 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     // A listing waits for scripts/sass, which needs no GPU.
     if let Directive::Sass(target) | Directive::SassCount { target, .. } = directive {
         return crate::sass_view::awaits_listing(target, results);
+    }
+    // A sanitizer report and the host runs wait for the GPU machine's
+    // `sanitize` and `host` stages.
+    if let Directive::Sanitizer { id, check, size } = directive {
+        return crate::sanitizer_view::awaits_report(id, check, *size, results);
+    }
+    if let Directive::Host { id, size } = directive {
+        return crate::host_view::awaits_runs(id, *size, results);
     }
     let catalog = results.catalog();
     let outcomes = results.outcomes();

@@ -21,7 +21,14 @@
 //!   the anchor's lines highlighted (see [`crate::sass_view`]);
 //! - `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`: one count of that
 //!   listing in prose (WHAT: `instructions`, `predicated`, `branches`,
-//!   `division`, `registers`).
+//!   `division`, `registers`);
+//! - `{{#sanitizer ID CHECK SIZE}}`: what compute-sanitizer's CHECK found
+//!   in a run of the example at SIZE, from
+//!   `results/sanitizer/ID/CHECK-N.json` (see [`crate::sanitizer_view`]);
+//! - `{{#host ID SIZE}}`: the host programs of `bench/host/` in three
+//!   languages, each with the command that ran it for the example at SIZE
+//!   and what it printed, from `results/host/ID/LANGUAGE.json` (see
+//!   [`crate::host_view`]).
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
@@ -225,6 +232,37 @@ pub enum Directive {
         /// What is counted.
         what: SassCount,
     },
+    /// `{{#sanitizer ID CHECK SIZE}}`.
+    Sanitizer {
+        /// Example id.
+        id: String,
+        /// compute-sanitizer's tool (one of
+        /// `cuda_measured_core::sanitizer::CHECKS`).
+        check: String,
+        /// Size run.
+        size: Size,
+    },
+    /// `{{#host ID SIZE}}`.
+    Host {
+        /// Example id.
+        id: String,
+        /// Size run.
+        size: Size,
+    },
+}
+
+impl Directive {
+    /// Whether it renders a block that must stand alone on its line: a
+    /// listing, a sanitizer report or the host programs. Its form, for the
+    /// message saying so.
+    pub fn block_form(&self) -> Option<&'static str> {
+        match self {
+            Directive::Sass(_) => Some("{{#sass}}"),
+            Directive::Sanitizer { .. } => Some("{{#sanitizer}}"),
+            Directive::Host { .. } => Some("{{#host}}"),
+            _ => None,
+        }
+    }
 }
 
 impl Directive {
@@ -234,7 +272,10 @@ impl Directive {
             Directive::Measured { id, .. } => vec![id.as_str()],
             Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],
             Directive::Ladder { ids, .. } => ids.iter().map(String::as_str).collect(),
-            Directive::Ceiling { id, .. } | Directive::Profile { id, .. } => vec![id.as_str()],
+            Directive::Ceiling { id, .. }
+            | Directive::Profile { id, .. }
+            | Directive::Sanitizer { id, .. }
+            | Directive::Host { id, .. } => vec![id.as_str()],
             Directive::Sass(target) | Directive::SassCount { target, .. } => {
                 vec![target.id.as_str()]
             }
@@ -262,12 +303,13 @@ pub struct Found {
 
 /// Beginnings of the directive names this preprocessor owns (`measured`,
 /// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`, `status`,
-/// `profile`, `exercise`, `sass`):
+/// `profile`, `exercise`, `sass`, `sanitizer`, `host`):
 /// a name starting with one of these that is not exactly one of ours is a
 /// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
 /// So is a name one or two letters from ours (`mesured`, `cieling`).
-const OWNED_PREFIXES: [&str; 11] = [
+const OWNED_PREFIXES: [&str; 13] = [
     "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil", "exerc", "sass",
+    "sanit", "host",
 ];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -415,6 +457,34 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
             Ok(Directive::SassCount { target, what })
         }
         ("sass_count", _) => Err(SASS_COUNT_USAGE.usage()),
+        ("sanitizer", [id, check, n]) => {
+            let checks = cuda_measured_core::sanitizer::CHECKS;
+            if !checks.contains(check) {
+                return Err(message(
+                    &format!("`{check}` is not a compute-sanitizer check"),
+                    check,
+                    checks.iter().copied(),
+                    &format!("use {}", checks.join(", ")),
+                ));
+            }
+            Ok(Directive::Sanitizer {
+                id: id.to_string(),
+                check: check.to_string(),
+                size: size(n)?,
+            })
+        }
+        ("sanitizer", _) => Err(usage(
+            "sanitizer ID CHECK SIZE",
+            "CHECK is racecheck, memcheck, synccheck or initcheck, e.g. {{#sanitizer exercise/reduction/stage3_missing_sync racecheck 2^22}}",
+        )),
+        ("host", [id, n]) => Ok(Directive::Host {
+            id: id.to_string(),
+            size: size(n)?,
+        }),
+        ("host", _) => Err(usage(
+            "host ID SIZE",
+            "the host programs of bench/host for example ID at SIZE, e.g. {{#host exercise/reduction/stage3_solution 2^22}}",
+        )),
         _ => Err(unknown_directive(name)),
     }
 }
@@ -507,7 +577,7 @@ fn known_names() -> impl Iterator<Item = &'static str> {
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 12] = [
+const KNOWN: [&str; 14] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
@@ -520,6 +590,8 @@ const KNOWN: [&str; 12] = [
     "{{#exercise TRACK/STAGE}}",
     "{{#sass ID [KERNEL] [anchor=NAME]}}",
     "{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}",
+    "{{#sanitizer ID CHECK SIZE}}",
+    "{{#host ID SIZE}}",
 ];
 
 /// A problem name as the runner's problems are named (`sum_f32`): it
@@ -692,6 +764,29 @@ mod tests {
                     what: SassCount::Predicated,
                 },
             ),
+            (
+                "{{#sanitizer r/race racecheck 2^22}}",
+                Directive::Sanitizer {
+                    id: "r/race".into(),
+                    check: "racecheck".into(),
+                    size: Size(1 << 22),
+                },
+            ),
+            (
+                "{{#sanitizer r/race memcheck 1000003}}",
+                Directive::Sanitizer {
+                    id: "r/race".into(),
+                    check: "memcheck".into(),
+                    size: Size(1000003),
+                },
+            ),
+            (
+                "{{#host r/tree 2^22}}",
+                Directive::Host {
+                    id: "r/tree".into(),
+                    size: Size(1 << 22),
+                },
+            ),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -764,6 +859,13 @@ mod tests {
                 "{{#sas a}}",
                 "did you mean `{{#sass ID [KERNEL] [anchor=NAME]}}`?",
             ),
+            ("{{#sanitizer a racecheck}}", "{{#sanitizer ID CHECK SIZE}}"),
+            ("{{#sanitizer a 2^22}}", "{{#sanitizer ID CHECK SIZE}}"),
+            ("{{#sanitizer a racecheck 2^x}}", "\"2^20\""),
+            ("{{#host a}}", "{{#host ID SIZE}}"),
+            ("{{#host a 2^22 rust}}", "{{#host ID SIZE}}"),
+            ("{{#host a 2^y}}", "\"2^20\""),
+            ("{{#hosts a 2^22}}", "unknown directive"),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -837,6 +939,22 @@ mod tests {
             (
                 "{{#sass_cuont a division}}",
                 "unknown directive `{{#sass_cuont}}`; did you mean `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`?",
+            ),
+            (
+                "{{#sanitizer a racechek 2^22}}",
+                "`racechek` is not a compute-sanitizer check; did you mean `racecheck`?",
+            ),
+            (
+                "{{#sanitizer a coverage 2^22}}",
+                "`coverage` is not a compute-sanitizer check: use racecheck, memcheck, synccheck, initcheck",
+            ),
+            (
+                "{{#sanitiser a racecheck 2^22}}",
+                "unknown directive `{{#sanitiser}}`; did you mean `{{#sanitizer ID CHECK SIZE}}`?",
+            ),
+            (
+                "{{#hots a 2^22}}",
+                "unknown directive `{{#hots}}`; did you mean `{{#host ID SIZE}}`?",
             ),
         ];
         for (text, want) in cases {

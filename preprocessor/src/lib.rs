@@ -10,7 +10,9 @@
 //! [`stored`] reads the reports a measuring session leaves next to the
 //! records (peers, repeatability);
 //! [`values`] evaluates directives ([`status_page`] the rows of
-//! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`);
+//! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`,
+//! [`sanitizer_view`] compute-sanitizer's findings of `{{#sanitizer}}`,
+//! [`host_view`] the host programs of `{{#host}}`);
 //! [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
@@ -32,10 +34,12 @@ pub mod exercise_page;
 pub mod exercises;
 pub mod fence_info;
 pub mod figures;
+pub mod host_view;
 pub mod measure;
 pub mod outcome;
 pub mod render;
 pub mod report;
+pub mod sanitizer_view;
 pub mod sass_view;
 pub mod scan;
 pub mod splice;

@@ -3,11 +3,14 @@
 //! comparison with vendor libraries (`results/peers/<problem>.json`), the
 //! repeatability report (`results/repeatability.json`) and the profiles;
 //! and the SASS listings `scripts/sass` writes without a GPU
-//! (`results/sass/<id>.json`). Read on demand
+//! (`results/sass/<id>.json`); what compute-sanitizer found
+//! (`results/sanitizer/<id>/<check>-<n>.json`) and what the host programs
+//! printed (`results/host/<id>/<language>.json`), with the host programs
+//! themselves (under the book's root). Read on demand
 //! by the directives that show them; a file that is absent or unreadable
 //! is a reason, worded for the build log, not an error of the build.
 
-use cuda_measured_core::{peers, profile, repeatability, sass};
+use cuda_measured_core::{host, peers, profile, repeatability, sanitizer, sass};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
@@ -17,20 +20,37 @@ const REMEASURE: &str = "run bench/gpu-session.sh on a GPU machine";
 /// How to make a SASS listing again.
 pub const RELIST: &str = "run scripts/sass (no GPU needed) and commit results/sass/";
 
+/// How to run compute-sanitizer again.
+pub const RESANITIZE: &str =
+    "run `bench/gpu-session.sh OUTDIR sanitize` on a GPU machine and commit results/sanitizer/";
+
+/// How to run the host programs again.
+pub const REHOST: &str =
+    "run `bench/gpu-session.sh OUTDIR host` on a GPU machine and commit results/host/";
+
 /// The folder of stored reports (the results store).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredReports {
     dir: PathBuf,
     shown: String,
+    root: PathBuf,
 }
 
 impl StoredReports {
-    /// Reports under `dir`, which messages show as `shown` (`results`).
+    /// Reports under `dir`, which messages show as `shown` (`results`);
+    /// the book's root is taken to be the folder above `dir`.
     pub fn new(dir: &Path, shown: impl Into<String>) -> Self {
         StoredReports {
             dir: dir.to_path_buf(),
             shown: shown.into(),
+            root: dir.parent().unwrap_or(dir).to_path_buf(),
         }
+    }
+
+    /// The same, with the book's root (where `bench/host/` is) at `root`.
+    pub fn with_root(mut self, root: &Path) -> Self {
+        self.root = root.to_path_buf();
+        self
     }
 
     /// The comparison of `problem` with its peers, or why there is none.
@@ -59,6 +79,33 @@ impl StoredReports {
         self.load_or(&sass::relative_path(id), RELIST)
     }
 
+    /// What compute-sanitizer's `check` found in example `id` at size `n`,
+    /// or why there is no report.
+    pub fn sanitizer(
+        &self,
+        id: &str,
+        check: &str,
+        n: cuda_measured_core::size::Size,
+    ) -> Result<sanitizer::Report, String> {
+        self.load_file(
+            &sanitizer::relative_path(id, check, n),
+            "not run",
+            RESANITIZE,
+        )
+    }
+
+    /// What the host program in `language` printed for example `id`, or
+    /// why there is no record.
+    pub fn host(&self, id: &str, language: &str) -> Result<host::Record, String> {
+        self.load_file(&host::relative_path(id, language), "not run yet", REHOST)
+    }
+
+    /// The bytes of a file under the book's root (`bench/host/host_sum.cu`),
+    /// or why they cannot be read.
+    pub fn book_file(&self, rel: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(self.root.join(rel)).map_err(|e| format!("{rel} cannot be read ({e})"))
+    }
+
     /// `rel` as a message shows it: `results/peers/sum_f32.json`.
     pub fn shown(&self, rel: &str) -> String {
         if self.shown.is_empty() {
@@ -74,11 +121,22 @@ impl StoredReports {
 
     /// The file `rel`, or why not, ending with `fix`.
     fn load_or<T: DeserializeOwned>(&self, rel: &str, fix: &str) -> Result<T, String> {
+        self.load_file(rel, "not measured", fix)
+    }
+
+    /// The file `rel`, or why not: `absent` (`not measured`) when it does
+    /// not exist, ending with `fix`.
+    fn load_file<T: DeserializeOwned>(
+        &self,
+        rel: &str,
+        absent: &str,
+        fix: &str,
+    ) -> Result<T, String> {
         let shown = self.shown(rel);
         let text = match std::fs::read_to_string(self.dir.join(rel)) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("not measured: {shown} does not exist; {fix}"));
+                return Err(format!("{absent}: {shown} does not exist; {fix}"));
             }
             Err(e) => return Err(format!("{shown} cannot be read ({e}); {fix}")),
         };

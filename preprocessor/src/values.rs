@@ -187,6 +187,10 @@ pub enum Value {
     Status(Box<crate::status_page::StatusPage>),
     /// What the compiler made of a kernel.
     Sass(Box<crate::sass_view::SassView>),
+    /// What compute-sanitizer found in a run.
+    Sanitizer(Box<crate::sanitizer_view::SanitizerView>),
+    /// The host programs and what they printed.
+    Host(Box<crate::host_view::HostView>),
     /// Data that is not (currently) measured.
     Unmeasured(String),
     /// A directive that names what the book does not have (a kernel, an
@@ -246,6 +250,8 @@ impl Value {
             Value::Figure { .. } | Value::Status(_) => None,
             Value::Unmeasured(reason) | Value::Mistake(reason) => Some(reason.clone()),
             Value::Sass(view) => view.stale.clone(),
+            Value::Sanitizer(view) => view.problem(),
+            Value::Host(view) => view.problem(),
             Value::Peers(p) => stale_problem(&p.file, p.stale.as_deref()),
             Value::Repeatability(r) => stale_problem(&r.file, r.stale.as_deref()),
             Value::Ladder(ladder) => {
@@ -356,6 +362,10 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
         Directive::SassCount { target, what } => {
             crate::sass_view::count(target, *what, results)
         }
+        Directive::Sanitizer { id, check, size } => {
+            crate::sanitizer_view::evaluate(id, check, *size, results)
+        }
+        Directive::Host { id, size } => crate::host_view::evaluate(id, *size, results),
         // A whole stage, laid out by crate::exercise_page where it stands.
         Directive::Exercise { .. } => Value::Unmeasured(
             "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),

@@ -17,7 +17,7 @@ use maud::{Markup, PreEscaped, Render, html};
 use std::fmt::Write;
 
 /// Escaped text with its newlines as character references.
-struct Flat<'a>(&'a str);
+pub(crate) struct Flat<'a>(pub(crate) &'a str);
 
 impl Render for Flat<'_> {
     fn render_to(&self, buffer: &mut String) {
@@ -217,6 +217,8 @@ pub fn value(value: &Value, alone: bool) -> String {
         }
         Value::Mistake(message) => return directive_error(message),
         Value::Sass(view) => super::sass::html(view),
+        Value::Sanitizer(view) => super::sanitizer::html(view),
+        Value::Host(view) => super::host::html(view),
         Value::Ladder(ladder) => ladder_chart(ladder),
         Value::Peers(peers) => peers_panel(peers),
         Value::Repeatability(report) => repeatability_panel(report),

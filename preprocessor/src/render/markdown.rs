@@ -125,6 +125,8 @@ pub fn value(value: &Value, alone: bool) -> String {
                 Value::Repeatability(report) => repeatability_table(report),
                 Value::Status(page) => status_table(page),
                 Value::Sass(view) => super::sass::markdown(view),
+                Value::Sanitizer(view) => super::sanitizer::markdown(view),
+                Value::Host(view) => super::host::markdown(view),
                 Value::Figure { .. } | Value::Unmeasured(_) | Value::Mistake(_) => {
                     unreachable!("matched above")
                 }

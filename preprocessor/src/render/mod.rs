@@ -4,13 +4,17 @@
 //! written once per target, from the same [`Panel`] input; the stored
 //! reports' rows and captions, and the rows of the status page, come from
 //! [`reports`] for both targets, the peers chart is an SVG drawn by
-//! [`chart`], and a `{{#sass}}` listing is laid out by [`sass`].
+//! [`chart`], a `{{#sass}}` listing is laid out by [`sass`], a
+//! `{{#sanitizer}}` report by [`sanitizer`] and the host programs of
+//! `{{#host}}` by [`host`].
 
 pub mod chart;
 pub mod exercise;
+pub mod host;
 pub mod html;
 pub mod markdown;
 pub mod reports;
+pub mod sanitizer;
 pub mod sass;
 
 use crate::outcome::Outcome;
@@ -99,6 +103,18 @@ pub fn code_fence(lang: &str, code: &str) -> String {
     let fence = "`".repeat(longest.max(2) + 1);
     let code = code.strip_suffix('\n').unwrap_or(code);
     format!("{fence}{lang}\n{code}\n{fence}")
+}
+
+/// An inline code span that the text's own backticks cannot close.
+pub fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let ticks = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
 /// The verdict words of a record: `pass`, `wrong · expected failure`,
@@ -262,6 +278,14 @@ mod tests {
     fn code_fence_outgrows_backticks() {
         assert_eq!(code_fence("cpp", "int x;\n"), "```cpp\nint x;\n```");
         assert_eq!(code_fence("cpp", "a ```` b"), "`````cpp\na ```` b\n`````");
+    }
+
+    // A code span outgrows the backticks of its text.
+    #[test]
+    fn code_spans_hold_backticks() {
+        assert_eq!(code_span("a[i]"), "`a[i]`");
+        assert_eq!(code_span("x `y` z"), "``x `y` z``");
+        assert_eq!(code_span("`y`"), "`` `y` ``");
     }
 
     // The verdict says when a failure was the point, and when a declared bug is gone.

@@ -23,7 +23,9 @@
 //! missing host headers); [`template`] writes a new example. What the
 //! compiler made of an example is a stored [`sass`] listing, which
 //! [`sass_counts`] reads for a page (regions, predicates, branches,
-//! integer division). This crate never links CUDA: the runner does the
+//! integer division). What compute-sanitizer found in a run is a stored
+//! [`sanitizer`] report, and what the host programs of `bench/host`
+//! printed a stored [`host`] record. This crate never links CUDA: the runner does the
 //! compiling and the timing.
 
 pub mod binding;
@@ -38,6 +40,7 @@ pub mod example;
 pub mod exercise;
 pub mod figures;
 pub mod header_lines;
+pub mod host;
 pub mod include_scan;
 pub mod isolate;
 pub mod key;

@@ -117,6 +117,16 @@ pub fn files(compiled: &str) -> Vec<&str> {
     names
 }
 
+/// Line `line` of `file` in an example's compiled source, with the file's
+/// name as its `#line` markers give it: what a tool's `k.cu:24` points at.
+/// `file` may be a last path component (`k.cu`, as compute-sanitizer
+/// prints it) or a path ending in one of the example's files.
+pub fn placed_line<'a>(compiled: &'a str, file: &str, line: u32) -> Option<(&'a str, &'a str)> {
+    placed_lines(compiled)
+        .find(|((name, at), _)| *at == line && crate::sass::same_file(name, file))
+        .map(|((name, _), text)| (name, text))
+}
+
 /// Every line of a compiled source that is not a `#line` marker, with
 /// the file and 1-based line the markers give it.
 fn placed_lines(compiled: &str) -> impl Iterator<Item = ((&str, u32), &str)> {
@@ -572,5 +582,16 @@ mod tests {
         assert!(anchor_ranges(COMPILED, "kernels/r/k.cu", "flod").is_empty());
         assert_eq!(anchor_names(COMPILED, "kernels/r/k.cu"), ["fold", "tail"]);
         assert_eq!(files(COMPILED), ["kernels/r/k.cu", "kernels/common.cuh"]);
+        // What a tool's `k.cu:10` and `common.cuh:2` point at.
+        assert_eq!(
+            placed_line(COMPILED, "k.cu", 10),
+            Some(("kernels/r/k.cu", "// ANCHOR: tail"))
+        );
+        assert_eq!(
+            placed_line(COMPILED, "common.cuh", 2),
+            Some(("kernels/common.cuh", "int shared_helper;"))
+        );
+        assert_eq!(placed_line(COMPILED, "r/k.cu", 99), None);
+        assert_eq!(placed_line(COMPILED, "other.cu", 5), None);
     }
 }

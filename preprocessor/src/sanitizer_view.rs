@@ -1,0 +1,231 @@
+//! `{{#sanitizer ID CHECK SIZE}}`: what NVIDIA's compute-sanitizer found
+//! in one run of an example at one size, read from the report
+//! `cuda-runner sanitize` stores in `results/sanitizer/<id>/<check>-<n>.json`
+//! (on a GPU machine: `bench/gpu-session.sh OUTDIR sanitize`), with the
+//! line of code behind each place a finding names, read from the
+//! example's files as they are now.
+//!
+//! A report is current while its key is the example's key. A missing or
+//! stale one is a problem for strict builds and waits, in an author's
+//! build, for the GPU machine; an id the book does not have, or a size the
+//! example does not declare, is a mistake in the directive, reported at
+//! its line.
+
+use crate::figures;
+use crate::stored::RESANITIZE;
+use crate::values::{Results, Value};
+use cuda_measured_core::example::Example;
+use cuda_measured_core::sanitizer::{self, Finding, Report};
+use cuda_measured_core::sass_counts;
+use cuda_measured_core::size::Size;
+
+/// A `{{#sanitizer}}` as a page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SanitizerView {
+    /// The example id.
+    pub id: String,
+    /// The check (`racecheck`).
+    pub check: String,
+    /// The size run.
+    pub size: Size,
+    /// The report's file as messages show it.
+    pub file: String,
+    /// The report, or why there is none.
+    pub stored: Result<Stored, String>,
+}
+
+/// A stored report with the code its places point at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// The report.
+    pub report: Report,
+    /// Each finding with the source lines it names.
+    pub findings: Vec<FindingView>,
+    /// Why the report no longer describes the code, or `None` when current.
+    pub stale: Option<String>,
+}
+
+/// One finding and the code at its places.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindingView {
+    /// The finding as stored.
+    pub finding: Finding,
+    /// Each place it names, in order, once each.
+    pub sources: Vec<SourceLine>,
+}
+
+/// A place a finding names and the code there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceLine {
+    /// `stage3_missing_sync.cu:24`.
+    pub place: String,
+    /// The line's code, without its indentation; `None` when the report is
+    /// stale (the line may have moved) or the place is not a line of the
+    /// example's files.
+    pub code: Option<String>,
+}
+
+impl SanitizerView {
+    /// Why this makes a strict build fail: the report is missing or stale.
+    pub fn problem(&self) -> Option<String> {
+        match &self.stored {
+            Ok(stored) => stored.stale.clone(),
+            Err(reason) => Some(reason.clone()),
+        }
+    }
+
+    /// `compute-sanitizer racecheck`, the heading's start.
+    pub fn title(&self) -> String {
+        format!("compute-sanitizer {}", self.check)
+    }
+
+    /// `exercise/reduction/stage3_missing_sync at N = 2^22`.
+    pub fn subject(&self) -> String {
+        format!("{} at N = {}", self.id, self.size)
+    }
+}
+
+impl Stored {
+    /// `1 error, 0 warnings`.
+    pub fn counts(&self) -> String {
+        let r = &self.report;
+        format!(
+            "{} {}, {} {}",
+            r.errors,
+            if r.errors == 1 { "error" } else { "errors" },
+            r.warnings,
+            if r.warnings == 1 {
+                "warning"
+            } else {
+                "warnings"
+            }
+        )
+    }
+
+    /// `compute-sanitizer 2025.3.1 · NVIDIA H200 · run 2026-12-01`.
+    pub fn facts(&self) -> String {
+        let r = &self.report;
+        format!("{} · {} · run {}", r.tool, r.gpu, figures::date(&r.made_at))
+    }
+
+    /// `✓` when nothing was found, `!` for warnings only, `✗` for errors.
+    pub fn mark(&self) -> &'static str {
+        match (self.report.errors, self.report.warnings) {
+            (0, 0) => "✓",
+            (0, _) => "!",
+            _ => "✗",
+        }
+    }
+}
+
+impl FindingView {
+    /// The finding's lines as the tool printed them, continuation lines
+    /// indented under the first.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (k, line) in self.finding.lines.iter().enumerate() {
+            if k > 0 {
+                out.push_str("\n    ");
+            }
+            out.push_str(line);
+        }
+        out
+    }
+}
+
+/// Evaluates `{{#sanitizer}}`.
+pub fn evaluate(id: &str, check: &str, size: Size, results: &Results<'_>) -> Value {
+    let Some((example, key)) = results.example(id) else {
+        return Value::Mistake(results.unknown_id(id));
+    };
+    if let Some(mistake) = undeclared_size(example, size) {
+        return Value::Mistake(mistake);
+    }
+    let file = results
+        .stored()
+        .shown(&sanitizer::relative_path(id, check, size));
+    let stored = match results.stored().sanitizer(id, check, size) {
+        Err(reason) => Err(reason),
+        Ok(report) if report.example != id || report.check != check || report.n != size => {
+            return Value::Unmeasured(format!(
+                "{file} holds {} of `{}` at N = {}, not {check} of `{id}` at N = {size}; {RESANITIZE}",
+                report.check, report.example, report.n
+            ));
+        }
+        Ok(report) => {
+            let stale = (report.key != key)
+                .then(|| format!("{file} was run on an earlier version of `{id}`; {RESANITIZE}"));
+            let findings = report
+                .findings
+                .iter()
+                .map(|f| FindingView {
+                    finding: f.clone(),
+                    sources: sources(f, example, stale.is_none()),
+                })
+                .collect();
+            Ok(Stored {
+                report,
+                findings,
+                stale,
+            })
+        }
+    };
+    Value::Sanitizer(Box::new(SanitizerView {
+        id: id.to_string(),
+        check: check.to_string(),
+        size,
+        file,
+        stored,
+    }))
+}
+
+/// Whether a `{{#sanitizer}}` waits only for the GPU machine's sanitize
+/// stage: its example is one of the book's, declares the size, and the
+/// report is missing, unreadable or of earlier code.
+pub fn awaits_report(id: &str, check: &str, size: Size, results: &Results<'_>) -> bool {
+    let Some((example, key)) = results.example(id) else {
+        return false;
+    };
+    if undeclared_size(example, size).is_some() {
+        return false;
+    }
+    match results.stored().sanitizer(id, check, size) {
+        Ok(report) => report.example == id && report.key != key,
+        Err(_) => true,
+    }
+}
+
+/// Why `size` cannot be asked of `example`: it is not one of its declared
+/// sizes (the runs on the GPU machine are of declared sizes only).
+pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
+    let sizes = &example.declaration.sizes;
+    (!sizes.contains(&size)).then(|| {
+        let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
+        format!(
+            "`{}` does not declare N = {size}: its declared sizes are {}",
+            example.id,
+            list.join(", ")
+        )
+    })
+}
+
+/// The places `finding` names, each once, with the code there when the
+/// report is `current`.
+fn sources(finding: &Finding, example: &Example, current: bool) -> Vec<SourceLine> {
+    let mut out: Vec<SourceLine> = Vec::new();
+    for at in &finding.locations {
+        let place = format!("{}:{}", at.file, at.line);
+        if out.iter().any(|s| s.place == place) {
+            continue;
+        }
+        let code = current
+            .then(|| sass_counts::placed_line(&example.source, &at.file, at.line))
+            .flatten()
+            .map(|(_, text)| text.trim().to_string());
+        out.push(SourceLine { place, code });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

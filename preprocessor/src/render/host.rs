@@ -12,6 +12,7 @@
 
 use super::code_span;
 use super::html::Flat;
+use super::sass::code_spans;
 use crate::host_view::{HostView, Tab};
 use maud::{Markup, html};
 
@@ -67,12 +68,12 @@ fn pane(tab: &Tab) -> Markup {
             "\n"
             @match &tab.run {
                 Err(reason) => {
-                    p.cm-note { (Flat(&not_run(reason))) }
+                    p.cm-note { (code_spans(&not_run(reason))) }
                     "\n"
                 }
                 Ok(run) => {
                     @if let Some(reason) = &run.stale {
-                        p.cm-note { "This run is of an earlier version of the example or the program, so the code above may print otherwise: " (Flat(reason)) "." }
+                        p.cm-note { "This run is of an earlier version of the example or the program, so the code above may print otherwise: " (code_spans(reason)) "." }
                         "\n"
                     }
                     p.cm-host-label { "The command that ran it for this example, in the book's root:" }

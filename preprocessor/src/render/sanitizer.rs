@@ -7,6 +7,7 @@
 
 use super::code_span;
 use super::html::Flat;
+use super::sass::code_spans;
 use crate::sanitizer_view::{FindingView, SanitizerView, Stored};
 use maud::{Markup, html};
 
@@ -25,7 +26,7 @@ pub fn html(view: &SanitizerView) -> Markup {
                     span.cm-facts { (view.subject()) }
                 }
                 "\n"
-                p.cm-note { (Flat(reason.strip_prefix("not run: ").unwrap_or(reason))) "." }
+                p.cm-note { (code_spans(reason.strip_prefix("not run: ").unwrap_or(reason))) "." }
                 "\n"
             }
         },
@@ -51,7 +52,7 @@ fn report_html(view: &SanitizerView, s: &Stored) -> Markup {
             }
             "\n"
             @if let Some(reason) = &s.stale {
-                p.cm-note { "This report is of an earlier version of this code, so its places may not be the lines shown now: " (Flat(reason)) "." }
+                p.cm-note { "This report is of an earlier version of this code, so its places may not be the lines shown now: " (code_spans(reason)) "." }
                 "\n"
             }
             @if s.findings.is_empty() {

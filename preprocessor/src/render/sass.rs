@@ -14,7 +14,7 @@ use maud::{Markup, html};
 const LONG: usize = 120;
 
 /// Markdown code spans of a line as `<code>`, the rest escaped.
-fn code_spans(text: &str) -> Markup {
+pub(crate) fn code_spans(text: &str) -> Markup {
     html! {
         @for (i, part) in text.split('`').enumerate() {
             @if i % 2 == 1 { code { (part) } } @else { (part) }

@@ -9,9 +9,10 @@
 //! directive's, and its program's SHA-256 that of the program file now. A
 //! missing or stale record is a problem for strict builds and waits, in an
 //! author's build, for the GPU machine; an id the book does not have, a
-//! size the example does not declare, an example the programs cannot
-//! launch (they launch one kernel taking `input`, `out` and `n`) or a
-//! program that cannot be read is a mistake, reported at its line.
+//! size the example does not declare, an example the GPU session cannot
+//! run (it runs `kernels/ID.cu`) or the programs cannot launch (they
+//! launch one kernel taking `input`, `out` and `n`), or a program that
+//! cannot be read is a mistake, reported at its line.
 
 use crate::figures;
 use crate::stored::REHOST;
@@ -164,8 +165,9 @@ pub fn evaluate(id: &str, size: Size, results: &Results<'_>) -> Value {
     let Some((example, key)) = results.example(id) else {
         return Value::Mistake(results.unknown_id(id));
     };
-    if let Some(mistake) =
-        crate::sanitizer_view::undeclared_size(example, size).or_else(|| unlaunchable(example))
+    if let Some(mistake) = crate::sanitizer_view::undeclared_size(example, size)
+        .or_else(|| crate::sanitizer_view::not_a_kernel_file(example, "{{#host}}"))
+        .or_else(|| unlaunchable(example))
     {
         return Value::Mistake(mistake);
     }

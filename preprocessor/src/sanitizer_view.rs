@@ -7,9 +7,10 @@
 //!
 //! A report is current while its key is the example's key. A missing or
 //! stale one is a problem for strict builds and waits, in an author's
-//! build, for the GPU machine; an id the book does not have, or a size the
-//! example does not declare, is a mistake in the directive, reported at
-//! its line.
+//! build, for the GPU machine; an id the book does not have, a size the
+//! example does not declare, or an example the GPU session cannot run (it
+//! runs `kernels/ID.cu`) is a mistake in the directive, reported at its
+//! line.
 
 use crate::figures;
 use crate::stored::RESANITIZE;
@@ -138,7 +139,9 @@ pub fn evaluate(id: &str, check: &str, size: Size, results: &Results<'_>) -> Val
     let Some((example, key)) = results.example(id) else {
         return Value::Mistake(results.unknown_id(id));
     };
-    if let Some(mistake) = undeclared_size(example, size) {
+    if let Some(mistake) =
+        undeclared_size(example, size).or_else(|| not_a_kernel_file(example, "{{#sanitizer}}"))
+    {
         return Value::Mistake(mistake);
     }
     let file = results
@@ -186,7 +189,9 @@ pub fn awaits_report(id: &str, check: &str, size: Size, results: &Results<'_>) -
     let Some((example, key)) = results.example(id) else {
         return false;
     };
-    if undeclared_size(example, size).is_some() {
+    if undeclared_size(example, size).is_some()
+        || not_a_kernel_file(example, "{{#sanitizer}}").is_some()
+    {
         return false;
     }
     match results.stored().sanitizer(id, check, size) {
@@ -205,6 +210,21 @@ pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
             "`{}` does not declare N = {size}: its declared sizes are {}",
             example.id,
             list.join(", ")
+        )
+    })
+}
+
+/// Why the GPU session cannot run `example` for `directive`: it runs
+/// `kernels/ID.cu`, so the example must be a kernel file under its default
+/// id (the path without `.cu`), not an inline one or one renamed by `id=`.
+pub fn not_a_kernel_file(example: &Example, directive: &str) -> Option<String> {
+    let file = &example.origin.file;
+    let own = format!("{}.cu", example.id);
+    let runnable = file == &own || file.ends_with(&format!("/{own}"));
+    (!runnable).then(|| {
+        format!(
+            "`{}` is written in {file}, not in kernels/{own}: bench/gpu-session.sh runs {directive} for kernel files under their default id (the path without .cu); move the example into kernels/{own}, or drop its id=",
+            example.id
         )
     })
 }

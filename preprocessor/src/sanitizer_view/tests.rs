@@ -209,3 +209,32 @@ fn many_findings_fold_and_a_clean_run_says_so() {
     assert!(html.contains("No finding: the racecheck check reported nothing"));
     assert!(html.contains("cm-panel cm-sanitizer cm-pass"));
 }
+
+// The GPU session runs kernels/ID.cu: an inline example, or a kernel file
+// shown under another id, cannot be run there, which is a mistake at the
+// directive's line (for {{#host}} too), never a wait.
+#[test]
+fn only_kernel_files_under_their_own_id_can_be_run() {
+    let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+    let text = format!(
+        "```cuda run id=inline\n{KERNEL}```\n\n```cuda run file=r/tree.cu id=renamed\n```\n"
+    );
+    let catalog = catalog_of(&settings, &text);
+    let outcomes = vec![Outcome::Missing, Outcome::Missing];
+    let stored = StoredReports::new(&settings.results, "results");
+    let results = Results::new(&catalog, &outcomes, &stored);
+    let cases = [
+        (
+            evaluate("inline", "racecheck", N, &results),
+            "`inline` is written in src/ch.md, not in kernels/inline.cu: bench/gpu-session.sh runs {{#sanitizer}} for kernel files under their default id (the path without .cu); move the example into kernels/inline.cu, or drop its id=",
+        ),
+        (
+            crate::host_view::evaluate("renamed", N, &results),
+            "`renamed` is written in kernels/r/tree.cu, not in kernels/renamed.cu: bench/gpu-session.sh runs {{#host}} for kernel files under their default id (the path without .cu); move the example into kernels/renamed.cu, or drop its id=",
+        ),
+    ];
+    for (value, want) in cases {
+        assert_eq!(value, Value::Mistake(want.into()));
+    }
+    assert!(!awaits_report("inline", "racecheck", N, &results));
+}

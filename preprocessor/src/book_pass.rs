@@ -11,6 +11,7 @@ use crate::catalog::{Catalog, ChapterText};
 use crate::compile_step;
 use crate::config::{Mode, Settings};
 use crate::directives::{self, Directive, Found};
+use crate::evidence::{self, Evidence};
 use crate::exercise_page;
 use crate::measure::{self, Bench, IsolatedBench, MeasureError, Settled};
 use crate::outcome::Outcome;
@@ -66,6 +67,8 @@ pub struct Pass {
     pub report: Report,
     /// The rewritten text of each chapter, in the order given.
     pub chapters: Vec<String>,
+    /// The stored evidence the chapters' directives use, and its state.
+    pub evidence: Evidence,
 }
 
 /// Collects, compiles (as `settings.compile` says), settles and renders the
@@ -84,8 +87,10 @@ pub fn run_pass(
     let stored = StoredReports::new(&settings.results, settings.shown(&settings.results))
         .with_root(&settings.root);
     let results = Results::new(&catalog, &settled.outcomes, &stored);
+    let evidence = Evidence::new(&evidence::uses(settings, &catalog, chapters), &results);
     let book = BookView {
         results: &results,
+        evidence: &evidence,
         anchors: status_page::panel_anchors(&catalog),
         paths: chapters.iter().map(|c| c.source_path.as_path()).collect(),
     };
@@ -102,6 +107,7 @@ pub fn run_pass(
         settled,
         report,
         chapters,
+        evidence,
     })
 }
 
@@ -150,6 +156,8 @@ pub fn process(
 pub(crate) struct BookView<'a> {
     /// Every example's outcome, and the stored reports.
     pub(crate) results: &'a Results<'a>,
+    /// The stored evidence the directives use.
+    evidence: &'a Evidence,
     /// The `id` of each entry's panel, in catalog order.
     pub(crate) anchors: Vec<Option<String>>,
     /// Each chapter's source path, relative to the chapters folder.
@@ -196,6 +204,7 @@ impl Page<'_> {
             Ok(directive) => {
                 let mut value = values::evaluate(directive, results);
                 if let Value::Status(page) = &mut value {
+                    page.evidence = self.book.evidence.clone();
                     page.link_from(&self.book.paths, self.source_path);
                 }
                 if let Value::Mistake(message) = &value {

@@ -12,7 +12,8 @@
 //! [`values`] evaluates directives ([`status_page`] the rows of
 //! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`,
 //! [`sanitizer_view`] compute-sanitizer's findings of `{{#sanitizer}}`,
-//! [`host_view`] the host programs of `{{#host}}`);
+//! [`host_view`] the host programs of `{{#host}}`; [`evidence`] the
+//! state of every stored file those directives read, for `{{#status}}`);
 //! [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
@@ -29,6 +30,7 @@ pub mod compile_run;
 pub mod compile_step;
 pub mod config;
 pub mod directives;
+pub mod evidence;
 pub mod exercise_gates;
 pub mod exercise_page;
 pub mod exercises;

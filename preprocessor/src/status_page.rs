@@ -6,6 +6,7 @@
 //! here from the book's settled outcomes; [`crate::render`] lays them out.
 
 use crate::catalog::Catalog;
+use crate::evidence::Evidence;
 use crate::figures;
 use crate::outcome::{Outcome, State, status_words};
 use cuda_measured_core::record::{Record, Status};
@@ -21,6 +22,9 @@ const FIGURE_WORDS: usize = 10;
 pub struct StatusPage {
     /// One row per example (its first listing), in reading order.
     pub rows: Vec<StatusRow>,
+    /// The other stored evidence the book's directives use, set by the
+    /// book's pass ([`crate::evidence`]).
+    pub evidence: Evidence,
 }
 
 /// One example on the status page.
@@ -84,7 +88,10 @@ impl StatusPage {
                 }
             })
             .collect();
-        StatusPage { rows }
+        StatusPage {
+            rows,
+            evidence: Evidence::default(),
+        }
     }
 
     /// Sets each row's link to its panel, as seen from the chapter `page`:
@@ -92,23 +99,11 @@ impl StatusPage {
     /// the chapters folder, in catalog order (`reductions.md`).
     pub fn link_from(&mut self, chapters: &[&Path], page: &Path) {
         for row in &mut self.rows {
-            let Some(chapter) = chapters.get(row.chapter) else {
-                continue;
-            };
-            let fragment = row
-                .anchor
-                .as_ref()
-                .map_or_else(String::new, |a| format!("#{a}"));
-            row.href = Some(if *chapter == page {
-                if fragment.is_empty() {
-                    "#".to_string()
-                } else {
-                    fragment
-                }
-            } else {
-                format!("{}{fragment}", relative_link(page, &rendered(chapter)))
-            });
+            row.href = chapters
+                .get(row.chapter)
+                .map(|c| link(c, page, row.anchor.as_deref()));
         }
+        self.evidence.link_from(chapters, page);
     }
 
     /// `7 examples: 5 current, 1 stale, 1 broken`: each state with at
@@ -128,6 +123,21 @@ impl StatusPage {
         } else {
             format!("{total} {noun}: {}", counts.join(", "))
         }
+    }
+}
+
+/// A link from the chapter `page` to `anchor` (or the top) of `chapter`,
+/// both relative to the chapters folder.
+pub(crate) fn link(chapter: &Path, page: &Path, anchor: Option<&str>) -> String {
+    let fragment = anchor.map_or_else(String::new, |a| format!("#{a}"));
+    if chapter == page {
+        if fragment.is_empty() {
+            "#".to_string()
+        } else {
+            fragment
+        }
+    } else {
+        format!("{}{fragment}", relative_link(page, &rendered(chapter)))
     }
 }
 

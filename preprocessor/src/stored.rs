@@ -106,6 +106,11 @@ impl StoredReports {
         std::fs::read(self.root.join(rel)).map_err(|e| format!("{rel} cannot be read ({e})"))
     }
 
+    /// Whether the file `rel` of the store exists (readable or not).
+    pub fn exists(&self, rel: &str) -> bool {
+        self.dir.join(rel).exists()
+    }
+
     /// `rel` as a message shows it: `results/peers/sum_f32.json`.
     pub fn shown(&self, rel: &str) -> String {
         if self.shown.is_empty() {

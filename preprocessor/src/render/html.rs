@@ -301,7 +301,8 @@ fn repeatability_panel(p: &Repeatability) -> Markup {
 }
 
 /// A `{{#status}}` page: the counts, then one row per example, its id
-/// linked to its panel and its state cell classed for the theme.
+/// linked to its panel and its state cell classed for the theme; then the
+/// stored evidence, when the book uses any.
 fn status_panel(page: &StatusPage) -> Markup {
     let table = reports::status_table(page);
     html! {
@@ -337,6 +338,53 @@ fn status_panel(page: &StatusPage) -> Markup {
                     }
                 }
             }
+            "\n"
+            @if !page.evidence.rows.is_empty() {
+                (evidence_panel(&page.evidence))
+            }
+        }
+    }
+}
+
+/// The stored evidence of a `{{#status}}` page: its counts, then one row
+/// per file, grouped by kind, the file linked to the section using it and
+/// the state cell classed for the theme; then what makes the rest.
+fn evidence_panel(evidence: &crate::evidence::Evidence) -> Markup {
+    let table = reports::evidence_table(evidence);
+    html! {
+        p.cm-note { (Flat(&evidence.summary())) }
+        "\n"
+        div.cm-table {
+            table.cm-sizes.cm-status-table.cm-evidence-table {
+                thead {
+                    tr {
+                        @for c in &table.head {
+                            th title=[c.title.as_deref()] { (Flat(&c.text)) }
+                        }
+                    }
+                }
+                "\n"
+                tbody {
+                    @for (row, cells) in evidence.rows.iter().zip(&table.rows) {
+                        tr class={ "cm-evidence-" (row.state.word()) } {
+                            @for (i, c) in cells.iter().enumerate() {
+                                td title=[c.title.as_deref()] {
+                                    @match (i, &row.href) {
+                                        (1, Some(href)) => a href=(href) { code { (Flat(&c.text)) } },
+                                        (1, None) | (6, _) if c.text != "—" => code { (Flat(&c.text)) },
+                                        _ => (Flat(&c.text)),
+                                    }
+                                }
+                            }
+                        }
+                        "\n"
+                    }
+                }
+            }
+        }
+        "\n"
+        @for note in &table.notes {
+            p.cm-note { (Flat(note)) }
             "\n"
         }
     }
@@ -606,6 +654,7 @@ mod tests {
                 row(State::Failed, "r/a", Some("ch.html#example-r-a")),
                 row(State::NotMeasured, "?", None),
             ],
+            evidence: Default::default(),
         };
         let block = value(&Value::Status(Box::new(page)), true);
         no_blank_lines(&block);

@@ -167,13 +167,22 @@ fn repeatability_table(p: &Repeatability) -> String {
     out
 }
 
-/// A `{{#status}}` page: the counts, then a plain table of every example.
+/// A `{{#status}}` page: the counts, then a plain table of every example;
+/// then, when the book uses any, the stored evidence's counts and table.
 fn status_table(page: &StatusPage) -> String {
-    format!(
+    let mut out = format!(
         "*{}*\n\n{}",
         cell(&page.summary()),
         table(&reports::status_table(page))
-    )
+    );
+    if !page.evidence.rows.is_empty() {
+        out.push_str(&format!(
+            "\n*{}*\n\n{}",
+            cell(&page.evidence.summary()),
+            table(&reports::evidence_table(&page.evidence))
+        ));
+    }
+    out
 }
 
 /// A stored report's table: text columns left, figures right; then the

@@ -4,6 +4,7 @@
 //! and the status of every example (`{{#status}}`) as a table.
 //! [`super::html`] and [`super::markdown`] only lay these out.
 
+use crate::evidence::{Evidence, State as EvidenceState};
 use crate::figures;
 use crate::status_page::StatusPage;
 use cuda_measured_core::peers::{PeerInfo, Report as PeersReport, Row, Timing};
@@ -440,6 +441,69 @@ pub fn status_table(page: &StatusPage) -> Table {
         head,
         rows,
         notes: Vec::new(),
+    }
+}
+
+/// The stored evidence of a `{{#status}}` page, grouped by kind (the
+/// kind named on its group's first row), each file with its state (the
+/// reason in its tooltip), where the book uses it, when and with what it
+/// was made, and the command that makes it again when it is not current.
+pub fn evidence_table(evidence: &Evidence) -> Table {
+    let head = vec![
+        Cell::new("evidence"),
+        Cell::titled(
+            "file",
+            "the stored file, linked to the section that uses it",
+        ),
+        Cell::new("state"),
+        Cell::titled(
+            "used at",
+            "the chapter file and line of each directive reading it",
+        ),
+        Cell::titled("made", "the day it was made"),
+        Cell::titled("tool", "the tool that made it"),
+        Cell::titled("to make it", "the command that makes it again"),
+    ];
+    let or_none = |v: &Option<String>| {
+        v.as_ref()
+            .filter(|v| !v.is_empty())
+            .map_or_else(Cell::none, Cell::new)
+    };
+    let mut last = None;
+    let rows = evidence
+        .rows
+        .iter()
+        .map(|r| {
+            let kind = if last == Some(r.kind) {
+                Cell::new("")
+            } else {
+                Cell::new(r.kind.word())
+            };
+            last = Some(r.kind);
+            let state = match &r.reason {
+                Some(reason) => Cell::titled(r.state.word(), reason),
+                None => Cell::new(r.state.word()),
+            };
+            let remedy = match r.state {
+                EvidenceState::Current => Cell::none(),
+                EvidenceState::Error => Cell::new("fix the directive"),
+                EvidenceState::Stale | EvidenceState::Missing => Cell::new(r.kind.command()),
+            };
+            vec![
+                kind,
+                Cell::new(&r.file),
+                state,
+                Cell::new(r.places.join(", ")),
+                or_none(&r.date),
+                or_none(&r.tool),
+                remedy,
+            ]
+        })
+        .collect();
+    Table {
+        head,
+        rows,
+        notes: evidence.remedy().into_iter().collect(),
     }
 }
 

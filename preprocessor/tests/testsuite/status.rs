@@ -48,7 +48,8 @@ fn status_page_lists_every_example() {
     insta::assert_snapshot!("status__page", html);
 }
 
-// Each row links to its example's panel, which carries the anchor.
+// Each row links to its example's panel, which carries the anchor; each
+// row of stored evidence to the heading of the section using it.
 #[test]
 fn status_links_lead_to_the_panels() {
     let test = BookTest::from_fixture("status");
@@ -59,7 +60,7 @@ fn status_links_lead_to_the_panels() {
         .captures_iter(&html)
         .map(|c| (c[1].to_string(), c[2].to_string()))
         .collect();
-    assert_eq!(links.len(), 6, "{html}");
+    assert_eq!(links.len(), 9, "{html}");
     for (page, anchor) in links {
         let target = test.main_html(&page);
         assert!(
@@ -78,7 +79,8 @@ fn status_page_in_markdown() {
 }
 
 // `mdbook-cuda status` prints the same states, and fails as a strict
-// build would.
+// build would; then the stored evidence the directives use, each file's
+// state, use, date and tool, and the command that makes what is not current.
 #[test]
 fn status_command_uses_the_same_states() {
     let run = BookTest::from_fixture("status").mdbook_cuda(&["status"]);
@@ -90,6 +92,11 @@ fn status_command_uses_the_same_states() {
         "failed                      reductions/wrong   src/part/more.md:5\n",
         "not measured                reductions/new     src/part/more.md:10\n",
         "broken                      reductions/nope    src/part/more.md:15\n",
+        "current  Nsight Compute profile  results/profile/reductions/stride/268435456.json  src/reductions.md:39  2026-05-02  ncu 2025.3.1.0\n",
+        "stale    ",
+        "missing  SASS listing            results/sass/reductions/stride.json               src/reductions.md:44  —           —               scripts/sass\n",
+        "[cuda] 3 stored evidence files: 1 current, 1 stale, 1 missing\n",
+        "To make them: run scripts/sass (no GPU needed); on a GPU machine, run bench/gpu-session.sh OUTDIR profile.\n",
     ] {
         assert!(run.stdout.contains(line), "no {line:?} in:\n{}", run.stdout);
     }

@@ -290,7 +290,14 @@ class Svg:
             lines.append("</defs>")
         lines += self.items
         lines.append("</svg>")
-        return "\n".join(lines) + "\n"
+        # One line: a chapter pulls the figure in with {{#include}} before
+        # the book's preprocessor reads it, and a one-line figure keeps
+        # every later line of the chapter at its own line number, so that
+        # errors and the status page name the chapter's real lines.
+        # No newline at the end either: the include's own line ends it.
+        text = "".join(lines)
+        assert "\n" not in text, "a figure's text holds a newline"
+        return text
 
 
 # Paint shared by the figures: a cell that holds or receives a value, a slot

@@ -153,7 +153,7 @@ while read -r problem ours harness; do
     ours_args=()
     IFS=, read -r -a ours_ids <<<"$ours"
     for id in "${ours_ids[@]}"; do ours_args+=(--ours "results/$id.json"); done
-    if cuda-runner peers --problem "$problem" "${ours_args[@]}" --peers "results/peers/$problem.jsonl" > "$out/$problem.json"; then
+    if cuda-runner peers --same-session --problem "$problem" "${ours_args[@]}" --peers "results/peers/$problem.jsonl" > "$out/$problem.json"; then
         cp "$out/$problem.json" "results/peers/$problem.json"
     else
         echo "peers $problem: combining failed, results/peers/$problem.json kept as it was"

@@ -86,6 +86,10 @@ enum Command {
         /// The peers' names and colours, by problem.
         #[arg(long, default_value = "bench/peers/peers.toml")]
         config: PathBuf,
+        /// The peers were timed in the same measuring session as the book's
+        /// records (the GPU session says so); pages then say "in one session".
+        #[arg(long)]
+        same_session: bool,
     },
     /// Compile-only entry of the book build and `mdbook-cuda check`:
     /// compile the examples of the job in FILE and print, as one JSON
@@ -229,6 +233,7 @@ fn main() -> Result<()> {
             ours,
             peers,
             config,
+            same_session,
         } => {
             let records = ours
                 .iter()
@@ -248,7 +253,8 @@ fn main() -> Result<()> {
             let entry = configs
                 .get(&problem)
                 .with_context(|| format!("{} lists no peers for `{problem}`", config.display()))?;
-            let report = cuda_runner::peers::combine(&problem, &records, &lines, entry)?;
+            let mut report = cuda_runner::peers::combine(&problem, &records, &lines, entry)?;
+            report.one_session = same_session.then_some(true);
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(())
         }

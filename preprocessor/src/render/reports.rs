@@ -342,7 +342,11 @@ pub fn peers_caption(report: &PeersReport) -> String {
             parts.push(format!("{name} {v}"));
         }
     }
-    parts.push("all timed with the book's cold method in one session".into());
+    parts.push(if report.one_session == Some(true) {
+        "all timed with the book's cold method in one session".into()
+    } else {
+        "all timed with the book's cold method (not known to be in one session)".into()
+    });
     parts.retain(|p| !p.is_empty());
     parts.join(" · ")
 }
@@ -623,13 +627,19 @@ pub(crate) mod tests {
         );
     }
 
-    // The caption names the GPU, the day and every version, CUB's decoded.
+    // The caption names the GPU, the day and every version, CUB's decoded,
+    // and claims one session only when the report says so.
     #[test]
     fn peers_caption_and_labels() {
-        let report = peers_report();
+        let mut report = peers_report();
         assert_eq!(
             peers_caption(&report),
-            "NVIDIA H200 · 2026-11-29 · driver 580.159.04 · CUDA runtime 13.0 · CUB 3.0.1 · torch 2.11.0+cu130 · cupy 14.2.0 · all timed with the book's cold method in one session"
+            "NVIDIA H200 · 2026-11-29 · driver 580.159.04 · CUDA runtime 13.0 · CUB 3.0.1 · torch 2.11.0+cu130 · cupy 14.2.0 · all timed with the book's cold method (not known to be in one session)"
+        );
+        report.one_session = Some(true);
+        assert!(
+            peers_caption(&report)
+                .ends_with("all timed with the book's cold method in one session")
         );
         assert_eq!(ours_label(&report), "fast_reduce (ours)");
         assert!(

@@ -157,8 +157,14 @@ pub struct Report {
     pub ceilings: Option<Ceilings>,
     /// Versions: driver, CUDA runtime, CUB, torch, cupy.
     pub versions: BTreeMap<String, String>,
-    /// When the book's kernel was measured (RFC 3339); the peers ran in the same session.
+    /// When the book's kernel was measured (RFC 3339).
     pub measured_at: String,
+    /// Whether the peers were timed in the same measuring session as the
+    /// book's kernel (the GPU session combines them with
+    /// `cuda-runner peers --same-session`); absent when that is not known,
+    /// and the page then does not claim it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_session: Option<bool>,
     /// One row per size, ascending.
     pub rows: Vec<Row>,
     /// The peers' names and colours, in table order (empty in reports
@@ -334,6 +340,7 @@ pub fn combine(
         ceilings: ours.ceilings.clone(),
         versions,
         measured_at: ours.measured_at.clone(),
+        one_session: None,
         rows: rows.into_values().collect(),
         peer_info: config.peer.clone(),
         reference: config.reference.clone(),

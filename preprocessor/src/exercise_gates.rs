@@ -469,9 +469,15 @@ fn judged(
             let (record, own) = timing(id, size, results)?;
             let theirs = peer_time(peer, id, size, record, results)?;
             let ratio = own.median_us / theirs.0;
+            // A time ratio, not a speed-up as the other gates show: say
+            // whose time it is a multiple of.
             verdict(
                 ratio <= *max,
-                figures::ratio(ratio),
+                format!(
+                    "{} {}'s time",
+                    figures::ratio(ratio),
+                    peer_name(peer, stage, results)
+                ),
                 format!(
                     "{} of {id} over {} of {}",
                     figures::time_us(own.median_us),

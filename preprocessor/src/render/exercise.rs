@@ -124,6 +124,7 @@ pub fn summary(t: &StageTable) -> String {
         .count();
     let gates = if total == 1 { "gate" } else { "gates" };
     match (failed.as_slice(), missing) {
+        ([], 0) if total == 1 => "The solution passes its one gate.".to_string(),
         ([], 0) => format!("The solution passes all {total} {gates}."),
         ([], m) => format!("{m} of the solution's {total} {gates} not measured yet."),
         (f, m) => {

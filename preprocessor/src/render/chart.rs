@@ -40,6 +40,9 @@ const TITLE: u32 = 21;
 /// One implementation's line.
 struct Series {
     label: String,
+    /// The label the legend falls back to when the full ones do not fit
+    /// on one row (a peer's `short` name).
+    short: String,
     colour: RGBColor,
     width: u32,
     /// Runs of consecutive sizes with a timing: (log2 N, µs, GB/s).
@@ -106,6 +109,7 @@ fn series_of(report: &Report) -> Vec<Series> {
     };
     let mut out = vec![Series {
         label: ours_label(report),
+        short: ours_label(report),
         colour: OURS_COLOUR,
         width: 3,
         runs: runs_of(&|row| row.ours.as_ref()),
@@ -117,6 +121,7 @@ fn series_of(report: &Report) -> Vec<Series> {
         }
         out.push(Series {
             label: peer.label,
+            short: peer.short,
             colour: colour_of(&peer.colour),
             width: 2,
             runs,
@@ -370,15 +375,25 @@ fn draw_legend(area: &Area<'_>, series: &[Series]) -> DrawResult {
     // Roughly the width of sans-serif text at this size.
     let text_width =
         |label: &str| (label.chars().count() as f64 * 0.52 * f64::from(TEXT) / 1.24) as i32;
-    let widths: Vec<i32> = series
-        .iter()
-        .map(|s| SWATCH + GAP + text_width(&s.label))
-        .collect();
-    let total = widths.iter().sum::<i32>() + SPACING * (widths.len() as i32 - 1);
     let (w, h) = area.dim_in_pixel();
+    let layout = |label: &dyn Fn(&Series) -> String| -> (Vec<String>, Vec<i32>, i32) {
+        let labels: Vec<String> = series.iter().map(label).collect();
+        let widths: Vec<i32> = labels
+            .iter()
+            .map(|l| SWATCH + GAP + text_width(l))
+            .collect();
+        let total = widths.iter().sum::<i32>() + SPACING * (widths.len() as i32 - 1);
+        (labels, widths, total)
+    };
+    // The full labels when they fit on one row, else the short names
+    // (the table under the chart gives the full ones).
+    let (mut labels, mut widths, mut total) = layout(&|s: &Series| s.label.clone());
+    if total > w as i32 {
+        (labels, widths, total) = layout(&|s: &Series| s.short.clone());
+    }
     let y = h as i32 / 2;
     let mut x = ((w as i32 - total) / 2).max(0);
-    for (s, width) in series.iter().zip(widths) {
+    for ((s, width), label) in series.iter().zip(widths).zip(labels) {
         area.draw(&PathElement::new(
             vec![(x, y), (x + SWATCH, y)],
             s.colour.stroke_width(s.width),
@@ -389,7 +404,7 @@ fn draw_legend(area: &Area<'_>, series: &[Series]) -> DrawResult {
             s.colour.filled(),
         ))?;
         area.draw(&Text::new(
-            s.label.clone(),
+            label,
             (x + SWATCH + GAP, y),
             font(TEXT).pos(Pos::new(HPos::Left, VPos::Center)),
         ))?;

@@ -50,10 +50,6 @@ pub struct SharedData {
     known: Option<(u128, CheckOutcome)>,
     /// The problem's check, for the verdicts' folder.
     check_tag: String,
-    /// How to prepare it again if the file goes missing.
-    instance: Instance,
-    seed: u64,
-    data: Data,
 }
 
 /// The 128-bit key of an answer from each output's name, byte length and
@@ -93,9 +89,6 @@ impl SharedData {
             mapped: None,
             known: None,
             check_tag: problem.check_tag(),
-            instance: *instance,
-            seed,
-            data,
         };
         if let Some(mapped) = shared.file.as_deref().and_then(Mapped::open) {
             shared.mapped = Some(mapped);
@@ -120,12 +113,9 @@ impl SharedData {
 
     /// The inputs and the reference, copied out of the mapped file first if
     /// it is still mapped (the mapping stays valid if the file is removed).
-    pub fn with_reference(&mut self, problem: &dyn Problem) -> &Prepared {
+    pub fn with_reference(&mut self) -> &Prepared {
         if let Some(m) = self.mapped.take() {
-            self.prepared = m.prepared().unwrap_or_else(|| {
-                // A mapping that does not read back: prepare it again.
-                problem.prepare(&self.instance, self.seed, self.data)
-            });
+            self.prepared = m.prepared();
         }
         &self.prepared
     }
@@ -283,7 +273,7 @@ impl Mapped {
     }
 
     /// Inputs and reference copied into typed vectors.
-    fn prepared(&self) -> Option<Prepared> {
+    fn prepared(&self) -> Prepared {
         let inputs = self
             .inputs
             .iter()
@@ -298,14 +288,14 @@ impl Mapped {
             .chunks_exact(8)
             .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8")))
             .collect();
-        Some(Prepared { inputs, reference })
+        Prepared { inputs, reference }
     }
 }
 
 /// The whole file: inputs and reference.
 #[cfg(test)]
 fn read(path: &Path) -> Option<Prepared> {
-    Mapped::open(path)?.prepared()
+    Mapped::open(path).map(|m| m.prepared())
 }
 
 #[cfg(test)]
@@ -322,7 +312,7 @@ mod tests {
         data: Data,
     ) -> Prepared {
         SharedData::open(dir, problem, i, seed, data)
-            .with_reference(problem)
+            .with_reference()
             .clone()
     }
 
@@ -398,20 +388,20 @@ mod tests {
         let mut first = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         assert!(first.mapped.is_none());
         let x = first.input_bytes("x").unwrap().to_vec();
-        let expected = first.with_reference(&SoftmaxRows).clone();
+        let expected = first.with_reference().clone();
         assert!(!expected.reference.is_empty());
         let mut later = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         assert!(later.mapped.is_some() && later.prepared.inputs.is_empty());
         assert_eq!(later.input_bytes("x"), Some(x.as_slice()));
         assert_eq!(later.input_bytes("nothing"), None);
-        assert_eq!(later.with_reference(&SoftmaxRows), &expected);
+        assert_eq!(later.with_reference(), &expected);
         assert!(later.mapped.is_none());
         // Removed once mapped: the mapping still reads it.
         let mut orphan = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         for f in std::fs::read_dir(dir.path()).unwrap() {
             let _ = std::fs::remove_file(f.unwrap().path());
         }
-        assert_eq!(orphan.with_reference(&SoftmaxRows), &expected);
+        assert_eq!(orphan.with_reference(), &expected);
     }
 
     // Only passing verdicts are kept, under the answer's digest; another

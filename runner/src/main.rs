@@ -546,13 +546,9 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
     };
     let out = match out {
         Some(p) => p.to_path_buf(),
-        None => book_of(&path.canonicalize()?)
-            .0
-            .join("results")
-            .join(profile::relative_path(&example.id, n, &record.gpu)),
+        None => results_file(path, &profile::relative_path(&example.id, n, &record.gpu))?,
     };
-    cuda_runner::store::write_json_atomically(&out, &record)
-        .with_context(|| format!("writing {}", out.display()))?;
+    write_json(&out, &record)?;
     println!(
         "profiled {} at N = {n}: {} kernel(s) -> {}",
         example.id,
@@ -592,12 +588,11 @@ fn sanitize(path: &Path, size: &str, check: &str, tool: &Path) -> Result<()> {
     let example = one_example(path)?;
     let n = parse_size(size)?;
     let report = cuda_runner::sanitize::run(&example, path, n, check, tool)?;
-    let out = book_of(&path.canonicalize()?)
-        .0
-        .join("results")
-        .join(cuda_runner::sanitizer::relative_path(&example.id, check, n));
-    cuda_runner::store::write_json_atomically(&out, &report)
-        .with_context(|| format!("writing {}", out.display()))?;
+    let out = results_file(
+        path,
+        &cuda_runner::sanitizer::relative_path(&example.id, check, n),
+    )?;
+    write_json(&out, &report)?;
     println!(
         "{} of {} at N = {n}: {} error(s), {} warning(s) -> {}",
         check,
@@ -618,12 +613,11 @@ fn sass(paths: &[PathBuf], arch: &str, tools: Option<&Path>) -> Result<()> {
             continue;
         }
         let made = cuda_runner::listing::make(example, arch, tools).and_then(|listing| {
-            let abs = Path::new(&example.origin.file).canonicalize()?;
-            let out = book_of(&abs)
-                .0
-                .join("results")
-                .join(cuda_runner::sass::relative_path(&example.id));
-            cuda_runner::store::write_json_atomically(&out, &listing)?;
+            let out = results_file(
+                Path::new(&example.origin.file),
+                &cuda_runner::sass::relative_path(&example.id),
+            )?;
+            write_json(&out, &listing)?;
             Ok((listing, out))
         });
         match made {
@@ -648,6 +642,21 @@ fn sass(paths: &[PathBuf], arch: &str, tools: Option<&Path>) -> Result<()> {
         bail!("{failed} of {} example(s) have no listing", examples.len());
     }
     Ok(())
+}
+
+/// The file `relative` under the results folder of the book that holds the
+/// kernel file `kernel`.
+fn results_file(kernel: &Path, relative: &str) -> Result<PathBuf> {
+    Ok(book_of(&kernel.canonicalize()?)
+        .0
+        .join("results")
+        .join(relative))
+}
+
+/// Writes `value` to `out` as the store writes its files.
+fn write_json(out: &Path, value: &impl serde::Serialize) -> Result<()> {
+    cuda_runner::store::write_json_atomically(out, value)
+        .with_context(|| format!("writing {}", out.display()))
 }
 
 /// The book root and kernels folder of the absolute path `abs`: the

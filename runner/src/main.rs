@@ -495,12 +495,7 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
                 ncu.display()
             )
         })?;
-    let tool = profile::tool_version(
-        String::from_utf8_lossy(&version.stdout)
-            .lines()
-            .last()
-            .unwrap_or("ncu"),
-    );
+    let tool = profile::tool_version("ncu", &String::from_utf8_lossy(&version.stdout));
     let metrics: Vec<&str> = profile::METRICS.iter().map(|(_, full)| *full).collect();
     let run = std::process::Command::new(ncu)
         .args(["--clock-control", "none", "--csv", "--metrics"])

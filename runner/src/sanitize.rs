@@ -27,18 +27,10 @@ pub fn run(example: &Example, path: &Path, n: Size, check: &str, tool: &Path) ->
                 tool.display()
             )
         })?;
-    let version = String::from_utf8_lossy(&version.stdout)
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Version "))
-        .map_or_else(
-            || "compute-sanitizer".to_string(),
-            |v| {
-                format!(
-                    "compute-sanitizer {}",
-                    v.split_whitespace().next().unwrap_or(v)
-                )
-            },
-        );
+    let version = crate::profile::tool_version(
+        "compute-sanitizer",
+        &String::from_utf8_lossy(&version.stdout),
+    );
     let out = Command::new(tool)
         .args(["--tool", check])
         .arg(std::env::current_exe()?)

@@ -65,14 +65,16 @@ pub fn relative_path(id: &str, n: Size, gpu: &str) -> String {
     }
 }
 
-/// `ncu 2025.3.1.0` from `ncu --version`'s last line (`Version 2025.3.1.0
-/// (build 36398880) (public-release)`), else the line as it is.
-pub fn tool_version(line: &str) -> String {
-    let line = line.trim();
-    match line.strip_prefix("Version ") {
-        Some(rest) => format!("ncu {}", rest.split_whitespace().next().unwrap_or(rest)),
-        None => line.to_string(),
-    }
+/// `ncu 2025.3.1.0` from `ncu --version` (whose last line is `Version
+/// 2025.3.1.0 (build 36398880) (public-release)`), and the same for the
+/// other NVIDIA tools that print a `Version` line (compute-sanitizer):
+/// `tool` and the first word after `Version `, else `tool` alone.
+pub fn tool_version(tool: &str, output: &str) -> String {
+    output
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Version "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .map_or_else(|| tool.to_string(), |v| format!("{tool} {v}"))
 }
 
 /// One counter's value with Nsight Compute's unit (`%`, `byte`, `ns`,
@@ -318,8 +320,15 @@ mod tests {
             "not collected"
         );
         assert_eq!(
-            tool_version("Version 2025.3.1.0 (build 36398880) (public-release)"),
+            tool_version(
+                "ncu",
+                "NVIDIA (R) Nsight Compute Command Line Profiler\nCopyright (c) 2018-2025 NVIDIA Corporation\nVersion 2025.3.1.0 (build 36398880) (public-release)"
+            ),
             "ncu 2025.3.1.0"
+        );
+        assert_eq!(
+            tool_version("compute-sanitizer", "no version here"),
+            "compute-sanitizer"
         );
         assert_eq!(
             relative_path("ch/k", Size(1024), "NVIDIA H100 PCIe"),

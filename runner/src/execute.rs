@@ -191,6 +191,12 @@ fn run_into(
         gpu_tag,
         policy,
         process,
+        staging: crate::upload::Staging::new(&ctx).map_err(|e| {
+            Stop::new(
+                Status::Fault,
+                format!("allocating page-locked staging memory failed: {e}"),
+            )
+        })?,
         inputs_s: 0.0,
         checks_s: 0.0,
     };
@@ -317,6 +323,8 @@ struct SizeRunner<'a> {
     gpu_tag: String,
     policy: &'a measure::Policy,
     process: usize,
+    /// Page-locked chunks the inputs go to the GPU through.
+    staging: crate::upload::Staging,
     /// Seconds spent drawing inputs and copying them to the GPU.
     inputs_s: f64,
     /// Seconds spent copying answers back and checking them.
@@ -349,8 +357,9 @@ impl SizeRunner<'_> {
             INPUT_SEED,
             data,
         );
-        let mut buffers = Buffers::allocate(self.problem, &plan, prepared, &stream)
-            .map_err(measure::classify_queue_error)?;
+        let mut buffers =
+            Buffers::allocate(self.problem, &plan, prepared, &mut self.staging, &stream)
+                .map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         self.inputs_s += drawn.elapsed().as_secs_f64();
         let bindings =
@@ -522,6 +531,7 @@ impl Buffers {
         problem: &dyn Problem,
         plan: &ResolvedPlan,
         prepared: SharedData,
+        staging: &mut crate::upload::Staging,
         stream: &Arc<CudaStream>,
     ) -> Result<Self, DriverError> {
         let mut b = Buffers {
@@ -532,11 +542,11 @@ impl Buffers {
             scratch: Vec::new(),
         };
         // An input's drawn values, copied to the device.
-        let upload = |prepared: &SharedData, name: &str| {
+        let mut upload = |prepared: &SharedData, name: &str| {
             let bytes = prepared
                 .input_bytes(name)
                 .expect("a problem prepares every input it declares");
-            stream.clone_htod(bytes)
+            staging.upload(stream, bytes)
         };
         for spec in problem.buffers(&plan.instance) {
             match spec.role {
@@ -838,7 +848,8 @@ pub fn launch_once(example: &Example, n: u64) -> anyhow::Result<String> {
     opt_in_shared(&plan.launches, &functions, &needs)?;
     let stream = ctx.default_stream();
     let prepared = SharedData::open(None, &*problem, &plan.instance, INPUT_SEED, Data::Timed);
-    let buffers = Buffers::allocate(&*problem, &plan, prepared, &stream)?;
+    let mut staging = crate::upload::Staging::new(&ctx)?;
+    let buffers = Buffers::allocate(&*problem, &plan, prepared, &mut staging, &stream)?;
     let bindings = binding::bind(example, &*problem, &plan).map_err(anyhow::Error::msg)?;
     let args = buffers
         .args(&bindings, &stream)

@@ -15,6 +15,7 @@ pub mod execute;
 pub mod listing;
 pub mod measure;
 pub mod sanitize;
+pub mod upload;
 
 pub use cuda_measured_core::{
     METHOD_VERSION, binding, child, compile_job, compile_judge, declaration, diagnostics, example,

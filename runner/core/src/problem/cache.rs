@@ -241,9 +241,10 @@ impl Mapped {
         let file = std::fs::File::open(path).ok()?;
         // SAFETY: the session's files are written once under a temporary
         // name and renamed into place, never changed afterwards, so the
-        // mapped bytes do not change under us. `populate` faults the pages
-        // in at once (they are in the page cache after the first process).
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.ok()?;
+        // mapped bytes do not change under us. Pages are mapped as they are
+        // read, not all at once: the reference (as large as the answer, in
+        // float64) is read only by a process that judges an answer.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
         let end = map.iter().position(|&b| b == b'\n')?;
         let layout: Layout = serde_json::from_slice(&map[..end]).ok()?;
         let mut at = end + 1;

@@ -331,10 +331,12 @@ fn draw_bandwidth(
             vec![(x0, read), (x1, read)],
             INK.mix(0.7).stroke_width(2),
         ))?;
+        // Above the line at the right end: our lines run just under the
+        // ceiling, and the datasheet peak's label sits at the left.
         chart.draw_series(std::iter::once(Text::new(
             ceiling_label,
-            (label_x, read),
-            font(SMALL).pos(Pos::new(HPos::Left, VPos::Top)),
+            (x1 - 0.15, read),
+            font(SMALL).pos(Pos::new(HPos::Right, VPos::Bottom)),
         )))?;
     }
     for s in series.iter().rev() {

@@ -4,7 +4,11 @@ sizes = ["2^16", "2^18", "2^20", "2^22", "2^24", "2^26", "2^28", "2^30"]
 # At most two 1024-thread blocks per SM (2048 threads, the SM's limit),
 # rounded down to a power of two (256 blocks on 132 SMs) so that a
 # power-of-two input splits into equal shares with no straggling warps.
-# Small inputs get fewer blocks, one float4 per thread.
+# Up to 2^20 elements the grid is one block per 4096 elements, one thread
+# per float4; but the main loop hands out whole warp tiles of 128 float4s,
+# so a power-of-two input has four warps per tile: the first quarter of
+# the warps read one tile each (four float4s per lane), the others read
+# nothing and only join the block sum. At 2^20, blocks 0 to 63 of 256 read.
 [[launch]]
 kernel = "reduce_fast"
 grid = "min(ceil_div(n, 4096), pow2_floor(sms * 2))"

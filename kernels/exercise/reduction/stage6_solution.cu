@@ -1,9 +1,10 @@
 /*+++
 problem = "sum_f32"
-sizes = ["2^22"]
+sizes = ["2^22", "2^26"]
 # As many 256-thread blocks as the SMs hold at once (8 per SM: 2048
 # threads), and fewer for small inputs: 1056 blocks, so 1056 atomics, on
-# the H200's 132 SMs. Each thread loops over the input.
+# the H200's 132 SMs. Each thread loops over the input. 2^26 is the size
+# of stage 7, which starts from this kernel.
 [[launch]]
 kernel = "sum_grid_stride"
 grid = "min(ceil_div(n, 1024), sms * 8)"

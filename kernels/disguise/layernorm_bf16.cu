@@ -21,86 +21,8 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 #define LOADS_PER_THREAD 8                    // 16-byte loads per thread
 #define PER_THREAD (8 * LOADS_PER_THREAD)     // bf16 values held per thread
 
-typedef unsigned short bf16;
-
-// A bf16 is the upper 16 bits of a float32, so widening is a shift.
-__device__ float low_half(unsigned int pair) { return __uint_as_float(pair << 16); }
-__device__ float high_half(unsigned int pair) { return __uint_as_float(pair & 0xffff0000u); }
-
-// Two floats to two bf16 in one instruction, rounded to nearest even; lo
-// lands in the lower half (the lower address).
-__device__ unsigned int pack_bf16x2(float lo, float hi) {
-    unsigned int pair;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pair) : "f"(hi), "f"(lo));
-    return pair;
-}
-
-__device__ bf16 to_bf16(float v) {
-    bf16 bits;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(v));
-    return bits;
-}
-
-__device__ float from_bf16(bf16 bits) { return __uint_as_float((unsigned int)bits << 16); }
-
-// n elements, their mean, and m2 = sum of (x - mean)^2.
-struct Moments {
-    float n;
-    float mean;
-    float m2;
-};
-
-// Chan et al.: two partials into one.
-__device__ Moments merge(Moments a, Moments b) {
-    float n = a.n + b.n;
-    if (n == 0.0f) {
-        return a;
-    }
-    float delta = b.mean - a.mean;
-    float fb = b.n / n;
-    return {n, a.mean + delta * fb, a.m2 + b.m2 + delta * delta * a.n * fb};
-}
-
-__device__ Moments warp_merge(Moments s) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        Moments other = {__shfl_xor_sync(0xffffffffu, s.n, offset),
-                         __shfl_xor_sync(0xffffffffu, s.mean, offset),
-                         __shfl_xor_sync(0xffffffffu, s.m2, offset)};
-        s = merge(s, other);
-    }
-    return s;
-}
-
-// The block's moments, returned to every thread. Call once per block.
-__device__ Moments block_merge(Moments s) {
-    __shared__ Moments warp_moments[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    s = warp_merge(s);
-    if (lane == 0) {
-        warp_moments[warp] = s;
-    }
-    __syncthreads();
-    s = {0.0f, 0.0f, 0.0f};
-    if (lane < blockDim.x / 32) {
-        s = warp_moments[lane];
-    }
-    return warp_merge(s);
-}
-
-// Whether this thread's k-th value is a column of the row. Value k is
-// column 8 * (threadIdx.x + (k / 8) * blockDim.x) + k % 8 with 16-byte
-// loads, threadIdx.x + k * blockDim.x without, so either way a warp's loads
-// are contiguous. With 16-byte loads the test is per load, shared by eight
-// values, which keeps it out of the per-element work.
-__device__ bool in_row(int k, bool vec, unsigned int cols) {
-    return vec ? threadIdx.x + (k / 8) * blockDim.x < cols / 8 : threadIdx.x + k * blockDim.x < cols;
-}
-
-// Value k lives in half k % 2 of register k / 2.
-__device__ float value(const unsigned int* pairs, int k) {
-    return k % 2 == 0 ? low_half(pairs[k / 2]) : high_half(pairs[k / 2]);
-}
+#include "bf16.cuh"
+#include "rows_layernorm.cuh"
 
 extern "C" __global__ void __launch_bounds__(1024) layernorm_bf16(
     const bf16* __restrict__ x, const bf16* __restrict__ weight, const bf16* __restrict__ bias,

@@ -23,50 +23,7 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 #define VEC_PER_THREAD 8                   // float4 loads per thread
 #define PER_THREAD (4 * VEC_PER_THREAD)    // floats held per thread
 
-// n elements, their mean, and m2 = sum of (x - mean)^2.
-struct Moments {
-    float n;
-    float mean;
-    float m2;
-};
-
-// Chan et al.: two partials into one.
-__device__ Moments merge(Moments a, Moments b) {
-    float n = a.n + b.n;
-    if (n == 0.0f) {
-        return a;
-    }
-    float delta = b.mean - a.mean;
-    float fb = b.n / n;
-    return {n, a.mean + delta * fb, a.m2 + b.m2 + delta * delta * a.n * fb};
-}
-
-__device__ Moments warp_merge(Moments s) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        Moments other = {__shfl_xor_sync(0xffffffffu, s.n, offset),
-                         __shfl_xor_sync(0xffffffffu, s.mean, offset),
-                         __shfl_xor_sync(0xffffffffu, s.m2, offset)};
-        s = merge(s, other);
-    }
-    return s;
-}
-
-// The block's moments, returned to every thread. Call once per block.
-__device__ Moments block_merge(Moments s) {
-    __shared__ Moments warp_moments[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    s = warp_merge(s);
-    if (lane == 0) {
-        warp_moments[warp] = s;
-    }
-    __syncthreads();
-    s = {0.0f, 0.0f, 0.0f};
-    if (lane < blockDim.x / 32) {
-        s = warp_moments[lane];
-    }
-    return warp_merge(s);
-}
+#include "rows_layernorm.cuh"
 
 // Whether register k holds an element of the slice. Register k holds
 // element 4 * (threadIdx.x + (k / 4) * blockDim.x) + k % 4 with float4

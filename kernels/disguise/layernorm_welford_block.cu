@@ -16,63 +16,7 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 // from different threads combine with the formula of Chan, Golub and
 // LeVeque. x is read twice: once for the statistics, once to normalise.
 
-// ANCHOR: moments
-// n elements, their mean, and m2 = sum of (x - mean)^2. n is a float: it
-// is exact up to 2^24 and saves conversions in the merge.
-struct Moments {
-    float n;
-    float mean;
-    float m2;
-};
-
-// Welford: one element into a running partial.
-__device__ Moments add(Moments s, float v) {
-    s.n += 1.0f;
-    float delta = v - s.mean;
-    s.mean += delta / s.n;
-    s.m2 += delta * (v - s.mean);
-    return s;
-}
-
-// Chan et al.: two partials into one. Only the difference of the means is
-// squared, never a raw x.
-__device__ Moments merge(Moments a, Moments b) {
-    float n = a.n + b.n;
-    if (n == 0.0f) {
-        return a;
-    }
-    float delta = b.mean - a.mean;
-    float fb = b.n / n;
-    return {n, a.mean + delta * fb, a.m2 + b.m2 + delta * delta * a.n * fb};
-}
-// ANCHOR_END: moments
-
-__device__ Moments warp_merge(Moments s) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        Moments other = {__shfl_xor_sync(0xffffffffu, s.n, offset),
-                         __shfl_xor_sync(0xffffffffu, s.mean, offset),
-                         __shfl_xor_sync(0xffffffffu, s.m2, offset)};
-        s = merge(s, other);
-    }
-    return s;
-}
-
-// The block's moments, returned to every thread. Call once per block.
-__device__ Moments block_merge(Moments s) {
-    __shared__ Moments warp_moments[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    s = warp_merge(s);
-    if (lane == 0) {
-        warp_moments[warp] = s;
-    }
-    __syncthreads();
-    s = {0.0f, 0.0f, 0.0f};
-    if (lane < blockDim.x / 32) {
-        s = warp_moments[lane];
-    }
-    return warp_merge(s);
-}
+#include "rows_layernorm.cuh"
 
 extern "C" __global__ void __launch_bounds__(1024) layernorm_welford_block(
     const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias,
@@ -82,6 +26,7 @@ extern "C" __global__ void __launch_bounds__(1024) layernorm_welford_block(
     // A row starts on a 16-byte boundary only when cols is a multiple of 4.
     bool vec = cols % 4 == 0;
 
+    // ANCHOR: sweep
     Moments s = {0.0f, 0.0f, 0.0f};
     if (vec) {
         const float4* x4 = reinterpret_cast<const float4*>(xr);
@@ -95,6 +40,7 @@ extern "C" __global__ void __launch_bounds__(1024) layernorm_welford_block(
         }
     }
     s = block_merge(s);
+    // ANCHOR_END: sweep
 
     // Biased variance (divide by n), as torch.nn.functional.layer_norm.
     float mean = s.mean;

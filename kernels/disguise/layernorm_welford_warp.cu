@@ -12,32 +12,7 @@ block = 256
 args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 +++*/
 
-// n elements, their mean, and m2 = sum of (x - mean)^2.
-struct Moments {
-    float n;
-    float mean;
-    float m2;
-};
-
-// Welford: one element into a running partial.
-__device__ Moments add(Moments s, float v) {
-    s.n += 1.0f;
-    float delta = v - s.mean;
-    s.mean += delta / s.n;
-    s.m2 += delta * (v - s.mean);
-    return s;
-}
-
-// Chan et al.: two partials into one.
-__device__ Moments merge(Moments a, Moments b) {
-    float n = a.n + b.n;
-    if (n == 0.0f) {
-        return a;
-    }
-    float delta = b.mean - a.mean;
-    float fb = b.n / n;
-    return {n, a.mean + delta * fb, a.m2 + b.m2 + delta * delta * a.n * fb};
-}
+#include "rows_layernorm.cuh"
 
 // ANCHOR: warp_row
 extern "C" __global__ void __launch_bounds__(256) layernorm_welford_warp(

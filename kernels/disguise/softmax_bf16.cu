@@ -21,88 +21,14 @@ args = ["x", "y", "rows", "cols"]
 #define LOADS_PER_THREAD 8                    // 16-byte loads per thread
 #define PER_THREAD (8 * LOADS_PER_THREAD)     // bf16 values held per thread
 
-// -FLT_MAX rather than -infinity: an empty partial then rescales by
-// exp(-FLT_MAX - m) = 0 instead of exp(-inf + inf) = NaN.
-#define LOWEST (-3.402823466e38f)
 #define LOG2E 1.44269504f
 // Two bf16 -infinities: padding past the row's end. exp of -infinity is
 // exactly 0, so the passes need no bounds checks.
 #define PAD_PAIR 0xff80ff80u
 #define PAD_ONE 0xff80u
 
-typedef unsigned short bf16;
-
-// ANCHOR: bf16
-// A bf16 is the upper 16 bits of a float32, so widening is a shift.
-__device__ float low_half(unsigned int pair) { return __uint_as_float(pair << 16); }
-__device__ float high_half(unsigned int pair) { return __uint_as_float(pair & 0xffff0000u); }
-
-// Two floats to two bf16 in one instruction, rounded to nearest even; lo
-// lands in the lower half (the lower address).
-__device__ unsigned int pack_bf16x2(float lo, float hi) {
-    unsigned int pair;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pair) : "f"(hi), "f"(lo));
-    return pair;
-}
-
-__device__ bf16 to_bf16(float v) {
-    bf16 bits;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(v));
-    return bits;
-}
-// ANCHOR_END: bf16
-
-struct MaxSum {
-    float m;
-    float d;
-};
-
-__device__ MaxSum merge(MaxSum a, MaxSum b) {
-    float m = fmaxf(a.m, b.m);
-    return {m, a.d * expf(a.m - m) + b.d * expf(b.m - m)};
-}
-
-__device__ MaxSum warp_merge(MaxSum s) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        MaxSum other = {__shfl_xor_sync(0xffffffffu, s.m, offset),
-                        __shfl_xor_sync(0xffffffffu, s.d, offset)};
-        s = merge(s, other);
-    }
-    return s;
-}
-
-// The block's (max, sum), returned to every thread. Call once per block.
-__device__ MaxSum block_merge(MaxSum s) {
-    __shared__ float warp_m[32];
-    __shared__ float warp_d[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    s = warp_merge(s);
-    if (lane == 0) {
-        warp_m[warp] = s.m;
-        warp_d[warp] = s.d;
-    }
-    __syncthreads();
-    s = {LOWEST, 0.0f};
-    if (lane < blockDim.x / 32) {
-        s = {warp_m[lane], warp_d[lane]};
-    }
-    return warp_merge(s);
-}
-
-// Whether this thread's k-th value is a column of the row. Value k is
-// column 8 * (threadIdx.x + (k / 8) * blockDim.x) + k % 8 with 16-byte
-// loads, threadIdx.x + k * blockDim.x without, so either way a warp's loads
-// are contiguous. With 16-byte loads the test is per load, shared by eight
-// values, which keeps it out of the per-element work.
-__device__ bool in_row(int k, bool vec, unsigned int cols) {
-    return vec ? threadIdx.x + (k / 8) * blockDim.x < cols / 8 : threadIdx.x + k * blockDim.x < cols;
-}
-
-// Value k lives in half k % 2 of register k / 2.
-__device__ float value(const unsigned int* pairs, int k) {
-    return k % 2 == 0 ? low_half(pairs[k / 2]) : high_half(pairs[k / 2]);
-}
+#include "bf16.cuh"
+#include "rows_softmax.cuh"
 
 extern "C" __global__ void __launch_bounds__(1024) softmax_bf16(const bf16* __restrict__ x,
                                                                 bf16* __restrict__ y,
@@ -160,6 +86,7 @@ extern "C" __global__ void __launch_bounds__(1024) softmax_bf16(const bf16* __re
     shift = row.m * LOG2E;
 
     if (vec) {
+        // ANCHOR: pack
         uint4* y8 = reinterpret_cast<uint4*>(yr);
 #pragma unroll
         for (int k = 0; k < LOADS_PER_THREAD; ++k) {
@@ -175,6 +102,7 @@ extern "C" __global__ void __launch_bounds__(1024) softmax_bf16(const bf16* __re
                 y8[i] = make_uint4(out[0], out[1], out[2], out[3]);
             }
         }
+        // ANCHOR_END: pack
     } else {
 #pragma unroll
         for (int k = 0; k < PER_THREAD; ++k) {

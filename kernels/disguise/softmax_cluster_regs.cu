@@ -22,50 +22,7 @@ args = ["x", "y", "rows", "cols"]
 #define VEC_PER_THREAD 8                   // float4 loads per thread
 #define PER_THREAD (4 * VEC_PER_THREAD)    // floats held per thread
 
-// -FLT_MAX rather than -infinity: an empty partial then rescales by
-// exp(-FLT_MAX - m) = 0 instead of exp(-inf + inf) = NaN.
-#define LOWEST (-3.402823466e38f)
-// Registers past the slice's end hold -infinity, whose exp is exactly 0,
-// so the passes below need no bounds checks.
-#define PAD __int_as_float(0xff800000u)
-
-struct MaxSum {
-    float m;
-    float d;
-};
-
-__device__ MaxSum merge(MaxSum a, MaxSum b) {
-    float m = fmaxf(a.m, b.m);
-    return {m, a.d * expf(a.m - m) + b.d * expf(b.m - m)};
-}
-
-__device__ MaxSum warp_merge(MaxSum s) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        MaxSum other = {__shfl_xor_sync(0xffffffffu, s.m, offset),
-                        __shfl_xor_sync(0xffffffffu, s.d, offset)};
-        s = merge(s, other);
-    }
-    return s;
-}
-
-// The block's (max, sum), returned to every thread. Call once per block.
-__device__ MaxSum block_merge(MaxSum s) {
-    __shared__ float warp_m[32];
-    __shared__ float warp_d[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    s = warp_merge(s);
-    if (lane == 0) {
-        warp_m[warp] = s.m;
-        warp_d[warp] = s.d;
-    }
-    __syncthreads();
-    s = {LOWEST, 0.0f};
-    if (lane < blockDim.x / 32) {
-        s = {warp_m[lane], warp_d[lane]};
-    }
-    return warp_merge(s);
-}
+#include "rows_softmax.cuh"
 
 extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(1024)
     softmax_cluster_regs(const float* __restrict__ x, float* __restrict__ y, unsigned int rows,

@@ -13,28 +13,7 @@ block = "min(1024, 32 * ceil_div(cols, 128))"
 args = ["x", "y", "rows", "cols"]
 +++*/
 
-// The sum of v over the block, returned to every thread. blockDim.x must be
-// a multiple of 32; every thread must call it, and only once per block (its
-// shared slots are not fenced for reuse).
-__device__ float block_sum(float v) {
-    __shared__ float warp_sums[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    for (int offset = 16; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(0xffffffffu, v, offset);
-    }
-    if (lane == 0) {
-        warp_sums[warp] = v;
-    }
-    __syncthreads();
-    // Every warp folds the per-warp sums itself, so no second barrier is
-    // needed to hand the total back.
-    v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(0xffffffffu, v, offset);
-    }
-    return v;
-}
+#include "rows_softmax.cuh"
 
 // ANCHOR: naive
 // softmax straight from the definition: exp(x) / sum(exp(x)). Mathematically

@@ -12,26 +12,7 @@ block = 256
 args = ["x", "y", "rows", "cols"]
 +++*/
 
-// -FLT_MAX rather than -infinity: an empty partial then rescales by
-// exp(-FLT_MAX - m) = 0 instead of exp(-inf + inf) = NaN.
-#define LOWEST (-3.402823466e38f)
-
-struct MaxSum {
-    float m;
-    float d;
-};
-
-__device__ MaxSum merge(MaxSum a, MaxSum b) {
-    float m = fmaxf(a.m, b.m);
-    return {m, a.d * expf(a.m - m) + b.d * expf(b.m - m)};
-}
-
-__device__ MaxSum add4(MaxSum s, float4 v) {
-    float m = fmaxf(fmaxf(s.m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
-    float d = s.d * expf(s.m - m);
-    d += (expf(v.x - m) + expf(v.y - m)) + (expf(v.z - m) + expf(v.w - m));
-    return {m, d};
-}
+#include "rows_softmax.cuh"
 
 // ANCHOR: warp_row
 extern "C" __global__ void __launch_bounds__(256) softmax_online_warp(const float* __restrict__ x,

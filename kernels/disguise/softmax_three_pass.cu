@@ -14,9 +14,11 @@ args = ["x", "y", "rows", "cols"]
 // The safe softmax as it is usually first written: three sweeps over the
 // row, each reading x again. Only the third writes.
 
-// Block-wide max and sum, returned to every thread. Each has its own shared
-// slots, so the kernel may call each of them once. blockDim.x must be a
-// multiple of 32.
+// The block-wide max, returned to every thread: block_sum of
+// rows_softmax.cuh, included below, with fmaxf for + (lanes past the
+// block's warps take warp 0's max, which changes nothing). Each has its own
+// shared slots, so the kernel may call each of them once. blockDim.x must be
+// a multiple of 32.
 __device__ float block_max(float v) {
     __shared__ float warp_max[32];
     unsigned int lane = threadIdx.x % 32;
@@ -35,23 +37,7 @@ __device__ float block_max(float v) {
     return v;
 }
 
-__device__ float block_sum(float v) {
-    __shared__ float warp_sums[32];
-    unsigned int lane = threadIdx.x % 32;
-    unsigned int warp = threadIdx.x / 32;
-    for (int offset = 16; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(0xffffffffu, v, offset);
-    }
-    if (lane == 0) {
-        warp_sums[warp] = v;
-    }
-    __syncthreads();
-    v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(0xffffffffu, v, offset);
-    }
-    return v;
-}
+#include "rows_softmax.cuh"
 
 // ANCHOR: three_pass
 extern "C" __global__ void __launch_bounds__(1024) softmax_three_pass(const float* __restrict__ x,

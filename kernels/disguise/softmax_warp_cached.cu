@@ -23,31 +23,7 @@ args = ["x", "y", "rows", "cols"]
 #define PER_LANE (4 * VEC_PER_LANE)     // floats held per lane
 #define CAP (32 * PER_LANE)             // floats a warp holds: 1024
 
-// -FLT_MAX rather than -infinity: an empty partial then rescales by
-// exp(-FLT_MAX - m) = 0 instead of exp(-inf + inf) = NaN.
-#define LOWEST (-3.402823466e38f)
-// Registers past the row's end hold -infinity, whose exp is exactly 0.
-#define PAD __int_as_float(0xff800000u)
-
-struct MaxSum {
-    float m;
-    float d;
-};
-
-__device__ MaxSum merge(MaxSum a, MaxSum b) {
-    float m = fmaxf(a.m, b.m);
-    return {m, a.d * expf(a.m - m) + b.d * expf(b.m - m)};
-}
-
-// The (max, sum) of the warp's 32 partials, in every lane.
-__device__ MaxSum warp_merge(MaxSum s) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        MaxSum other = {__shfl_xor_sync(0xffffffffu, s.m, offset),
-                        __shfl_xor_sync(0xffffffffu, s.d, offset)};
-        s = merge(s, other);
-    }
-    return s;
-}
+#include "rows_softmax.cuh"
 
 extern "C" __global__ void __launch_bounds__(256) softmax_warp_cached(const float* __restrict__ x,
                                                                        float* __restrict__ y,

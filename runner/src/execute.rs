@@ -682,7 +682,7 @@ impl Buffers {
             .zip(&self.answers)
             .map(|((name, ..), host)| (name.as_str(), host))
             .collect();
-        let prepared = self.prepared.with_reference();
+        let prepared = self.prepared.with_reference(problem.check_reads_inputs());
         let outcome = problem.check(&plan.instance, prepared, &outputs, data);
         self.prepared.remember(key, &outcome);
         Ok(outcome)

@@ -43,13 +43,22 @@ pub struct SharedData {
     prepared: Prepared,
     /// The shared file, when there is a folder to share through.
     file: Option<PathBuf>,
-    /// The shared file mapped, while its inputs and reference are unread.
+    /// The shared file mapped, if this process found it.
     mapped: Option<Mapped>,
+    /// What of the mapped file has been copied into `prepared`.
+    copied: Copied,
     /// The last passing verdict in this process, by digest (kept without a
     /// folder too, for the check after the timed runs).
     known: Option<(u128, CheckOutcome)>,
     /// The problem's check, for the verdicts' folder.
     check_tag: String,
+}
+
+/// Which parts of a mapped data file a process has copied out.
+#[derive(Default)]
+struct Copied {
+    inputs: bool,
+    reference: bool,
 }
 
 /// The 128-bit key of an answer from each output's name, byte length and
@@ -87,6 +96,7 @@ impl SharedData {
             },
             file,
             mapped: None,
+            copied: Copied::default(),
             known: None,
             check_tag: problem.check_tag(),
         };
@@ -111,11 +121,20 @@ impl SharedData {
         }
     }
 
-    /// The inputs and the reference, copied out of the mapped file first if
-    /// it is still mapped (the mapping stays valid if the file is removed).
-    pub fn with_reference(&mut self) -> &Prepared {
-        if let Some(m) = self.mapped.take() {
-            self.prepared = m.prepared();
+    /// The reference, and the inputs when `inputs` is set (a check that
+    /// reads them), copied out of the mapped file the first time they are
+    /// asked for; the mapping stays for the uploads, and stays valid if the
+    /// file is removed. Without `inputs` the returned inputs may be empty.
+    pub fn with_reference(&mut self, inputs: bool) -> &Prepared {
+        if let Some(m) = &self.mapped {
+            if !self.copied.reference {
+                self.prepared.reference = m.reference();
+                self.copied.reference = true;
+            }
+            if inputs && !self.copied.inputs {
+                self.prepared.inputs = m.inputs();
+                self.copied.inputs = true;
+            }
         }
         &self.prepared
     }
@@ -273,10 +292,9 @@ impl Mapped {
             .map(|(.., range)| &self.map[range.clone()])
     }
 
-    /// Inputs and reference copied into typed vectors.
-    fn prepared(&self) -> Prepared {
-        let inputs = self
-            .inputs
+    /// The inputs copied into typed vectors.
+    fn inputs(&self) -> Vec<(String, HostData)> {
+        self.inputs
             .iter()
             .map(|(name, elem, range)| {
                 (
@@ -284,19 +302,25 @@ impl Mapped {
                     HostData::from_bytes(*elem, &self.map[range.clone()]),
                 )
             })
-            .collect();
-        let reference = self.map[self.reference.clone()]
+            .collect()
+    }
+
+    /// The reference copied out.
+    fn reference(&self) -> Vec<f64> {
+        self.map[self.reference.clone()]
             .chunks_exact(8)
             .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8")))
-            .collect();
-        Prepared { inputs, reference }
+            .collect()
     }
 }
 
 /// The whole file: inputs and reference.
 #[cfg(test)]
 fn read(path: &Path) -> Option<Prepared> {
-    Mapped::open(path).map(|m| m.prepared())
+    Mapped::open(path).map(|m| Prepared {
+        inputs: m.inputs(),
+        reference: m.reference(),
+    })
 }
 
 #[cfg(test)]
@@ -313,7 +337,7 @@ mod tests {
         data: Data,
     ) -> Prepared {
         SharedData::open(dir, problem, i, seed, data)
-            .with_reference()
+            .with_reference(true)
             .clone()
     }
 
@@ -389,20 +413,42 @@ mod tests {
         let mut first = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         assert!(first.mapped.is_none());
         let x = first.input_bytes("x").unwrap().to_vec();
-        let expected = first.with_reference().clone();
+        let expected = first.with_reference(true).clone();
         assert!(!expected.reference.is_empty());
         let mut later = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         assert!(later.mapped.is_some() && later.prepared.inputs.is_empty());
         assert_eq!(later.input_bytes("x"), Some(x.as_slice()));
         assert_eq!(later.input_bytes("nothing"), None);
-        assert_eq!(later.with_reference(), &expected);
-        assert!(later.mapped.is_none());
+        assert_eq!(later.with_reference(true), &expected);
+        // The mapping stays for the uploads.
+        assert_eq!(later.input_bytes("x"), Some(x.as_slice()));
         // Removed once mapped: the mapping still reads it.
         let mut orphan = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         for f in std::fs::read_dir(dir.path()).unwrap() {
             let _ = std::fs::remove_file(f.unwrap().path());
         }
-        assert_eq!(orphan.with_reference(), &expected);
+        assert_eq!(orphan.with_reference(true), &expected);
+    }
+
+    // A check that reads only the reference gets it without the inputs
+    // being copied out; asking again with inputs copies them then.
+    #[test]
+    fn a_check_that_reads_no_inputs_copies_only_the_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let i = Instance {
+            shape: Shape {
+                rows: 1,
+                cols: 1 << 16,
+            },
+            dtype: Elem::F32,
+        };
+        let mut first = SharedData::open(Some(dir.path()), &SumF32, &i, 5, Data::Timed);
+        let expected = first.with_reference(true).clone();
+        let mut later = SharedData::open(Some(dir.path()), &SumF32, &i, 5, Data::Timed);
+        let judged = later.with_reference(false);
+        assert_eq!(judged.reference, expected.reference);
+        assert!(judged.inputs.is_empty());
+        assert_eq!(later.with_reference(true), &expected);
     }
 
     // Only passing verdicts are kept, under the answer's digest; another

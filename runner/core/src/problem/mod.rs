@@ -289,6 +289,14 @@ pub trait Problem: Sync {
         String::new()
     }
 
+    /// Whether [`Problem::check`] reads the inputs, or only the reference
+    /// and the answer: a process judging an answer then copies the inputs
+    /// out of the shared data only when the check reads them (a sum's 4 GiB
+    /// of input, for a reference of two numbers, cost seconds a check).
+    fn check_reads_inputs(&self) -> bool {
+        true
+    }
+
     /// What besides its data decides how an answer is judged (an
     /// elementwise problem's reference expression, scalars, output and
     /// tolerance): verdicts kept for one check are never taken by another

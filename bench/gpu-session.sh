@@ -23,6 +23,9 @@
 # Needs dist/bin (scripts/bundle) or cargo.
 # Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
+# SKIP_PLANTED=1 the planted-failure fixture of the peers stage (its
+# records stay current while the runner's method and its kernels do not
+# change),
 # SKIP_KILL_CHECKS=1 the SIGKILL checks of the peers stage, and
 # PROFILE_NAMED_ONLY=1 profiles only what {{#profile}} directives and
 # exercise gates name, not every example at its largest size: for calls
@@ -100,8 +103,10 @@ fi
 fi
 
 if [[ $stage == all || $stage == peers ]]; then
+if [[ -z ${SKIP_PLANTED:-} ]]; then
 stamp "planted-failure fixture book"
 (cd preprocessor/tests/fixtures/planted && CUDA_MEASURED_MODE=force mdbook build --dest-dir "$(mktemp -d)") 2>&1 | tee "$out/planted.log" | grep -E "^\[cuda\]" || true
+fi
 
 if [[ -z ${SKIP_KILL_CHECKS:-} ]]; then
 stamp "killing measuring runs with SIGKILL: no measuring process may survive"

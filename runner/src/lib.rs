@@ -4,9 +4,10 @@
 //! reports) is the crate `cuda-measured-core`, re-exported here under its
 //! own module names; this crate adds what needs CUDA: NVRTC ([`compile`]),
 //! the device's facts ([`device`]) and clocks ([`clocks`]), the timer of
-//! the method ([`measure`]), answer digests on the GPU ([`digest`]), and the child process's run of one example
-//! ([`execute`]).
+//! the method ([`measure`]), answer digests on the GPU ([`digest`]), the child process's run of one example
+//! ([`execute`]), and the all-reduce across GPUs ([`allreduce`]).
 
+pub mod allreduce;
 pub mod clocks;
 pub mod compile;
 pub mod device;

@@ -25,9 +25,11 @@
 //! [`sass_counts`] reads for a page (regions, predicates, branches,
 //! integer division). What compute-sanitizer found in a run is a stored
 //! [`sanitizer`] report, and what the host programs of `bench/host`
-//! printed a stored [`host`] record. This crate never links CUDA: the runner does the
+//! printed a stored [`host`] record. An [`allreduce`] across GPUs has its
+//! sizes, inputs, tolerance, bandwidths and report here. This crate never links CUDA: the runner does the
 //! compiling and the timing.
 
+pub mod allreduce;
 pub mod binding;
 pub mod child;
 pub mod compile_hint;

@@ -21,7 +21,11 @@
 #      nvcc, Python with CuPy, Rust with cudarc; bench/host/) built and
 #      run, into results/host/<id>/<language>.json (bench/host/run_hosts.py).
 # Needs dist/bin (scripts/bundle) or cargo.
-# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host]
+#   7. (stage `lanes` only, on a machine with several GPUs) the whole book
+#      measured on one GPU, then on all of them side by side, the two wall
+#      times in session-logs/lanes.txt and the two runs' records compared
+#      (issue 11's goal: at most 0.6x the 1-GPU time).
+# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
 # SKIP_PLANTED=1 the planted-failure fixture of the peers stage (its
 # records stay current while the runner's method and its kernels do not
@@ -40,9 +44,9 @@
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize|host]}"
+dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes]}"
 stage="${2:-all}"
-case $stage in all | book | book2 | peers | profile | sanitize | host) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
+case $stage in all | book | book2 | peers | profile | sanitize | host | lanes) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -61,6 +65,28 @@ pack() {
 # book2) must have run on the same one, and the logs say so.
 nvidia-smi -L > "$out/gpu.txt" 2>&1 || true
 stamp "GPU: $(head -1 "$out/gpu.txt")"
+
+if [[ $stage == lanes ]]; then
+gpus=$(cuda-runner device --count 2>/dev/null || echo 0)
+stamp "lanes: the book on 1 GPU, then on $gpus side by side"
+if [[ $gpus -lt 2 ]]; then
+    echo "lanes: this machine shows $gpus GPU(s); the comparison needs 2 or more" | tee "$out/lanes.txt"
+else
+    one=$(mktemp -d)
+    t0=$(date +%s)
+    CUDA_MEASURED_GPUS=1 CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/lanes-1gpu.log" | grep -E "^\[cuda\] [0-9]+ example" || true
+    t1=$(date +%s)
+    cp -r results/. "$one/"
+    CUDA_MEASURED_GPUS=$gpus CUDA_MEASURED_MODE=force scripts/book 2>&1 | tee "$out/lanes-${gpus}gpu.log" | grep -E "^\[cuda\] [0-9]+ example" || true
+    t2=$(date +%s)
+    {
+        echo "whole book, force mode: 1 GPU $(( t1 - t0 )) s, $gpus GPUs $(( t2 - t1 )) s"
+        python3 -c "import sys; a, b = map(int, sys.argv[1:]); print(f'ratio {b / a:.3f} (goal: at most 0.6 on 2 GPUs)')" $(( t1 - t0 )) $(( t2 - t1 ))
+    } | tee "$out/lanes.txt"
+    cuda-runner repeatability "$one" results > "$out/lanes-repeatability.json" || echo "lanes: repeatability refused, see above"
+fi
+pack
+fi
 
 second=no
 if [[ $stage == all || $stage == book ]]; then

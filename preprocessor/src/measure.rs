@@ -193,11 +193,14 @@ fn measure_chosen(
                 count,
                 example,
                 elapsed,
+                lane,
             } => writeln!(
                 progress,
-                "[cuda] measuring {}/{count} {} (elapsed {})",
+                "[cuda] measuring {}/{count} {}{} (elapsed {})",
                 index + 1,
                 example.id,
+                lane.map(|l| format!(" on GPU lane {l}"))
+                    .unwrap_or_default(),
                 cuda_measured_core::report::elapsed(elapsed)
             ),
             Event::Measured {
@@ -206,7 +209,8 @@ fn measure_chosen(
                 record,
                 stored,
             } => {
-                let _ = writeln!(progress, "[cuda]   {}", outcome_line(record));
+                // Named, since on several GPUs outcomes come in any order.
+                let _ = writeln!(progress, "[cuda]   {} {}", example.id, outcome_line(record));
                 match stored {
                     Some(Err(e)) => writeln!(
                         progress,

@@ -35,6 +35,25 @@ pub fn open() -> Result<(Arc<CudaContext>, GpuFacts), DriverError> {
     Ok((ctx, facts))
 }
 
+/// How many GPUs this process sees (after `CUDA_VISIBLE_DEVICES`).
+pub fn count() -> Result<usize, DriverError> {
+    cudarc::driver::result::init()?;
+    Ok(CudaContext::device_count()?.max(0) as usize)
+}
+
+/// Where the context's device sits on the PCI bus (`0000:06:00`): names
+/// one physical GPU among identical ones, whatever its ordinal in this
+/// process (a child on a lane of several GPUs sees its GPU as ordinal 0).
+pub fn pci_location(ctx: &Arc<CudaContext>) -> Result<String, DriverError> {
+    use sys::CUdevice_attribute as A;
+    Ok(format!(
+        "{:04x}:{:02x}:{:02x}",
+        ctx.attribute(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        ctx.attribute(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        ctx.attribute(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+    ))
+}
+
 /// Whether the CUDA driver library can be loaded at all.
 pub fn driver_present() -> bool {
     // SAFETY: only probes whether the shared library can be opened.

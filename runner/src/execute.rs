@@ -162,7 +162,15 @@ fn run_into(
     cost.support_s = lap();
     let data_dir: Option<std::path::PathBuf> =
         std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into);
-    let gpu_tag = format!("{}-{}", ctx.ordinal(), facts.name.replace(' ', "_"));
+    // Ceilings are shared per physical GPU: by its PCI location, not its
+    // ordinal, which is 0 for every child of a session on several GPUs.
+    let gpu_tag = format!(
+        "{}-{}",
+        crate::device::pci_location(&ctx)
+            .unwrap_or_else(|_| ctx.ordinal().to_string())
+            .replace(':', "-"),
+        facts.name.replace(' ', "_")
+    );
     let ceilings = problem::cache::once_per_session(
         data_dir.as_deref(),
         &format!("ceilings-{gpu_tag}"),

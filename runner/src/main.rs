@@ -61,6 +61,10 @@ enum Command {
         /// As JSON.
         #[arg(long)]
         json: bool,
+        /// Print only how many GPUs this process sees (a session measures
+        /// on each of them side by side).
+        #[arg(long, conflicts_with = "json")]
+        count: bool,
     },
     /// Compare two measuring runs of the same book (folders of records) and
     /// print the repeatability report as JSON.
@@ -240,7 +244,13 @@ fn main() -> Result<()> {
             problem,
             kernels,
         } => new_example(&target, &problem, &kernels),
-        Command::Device { json } => device_facts(json),
+        Command::Device { json, count } => {
+            if count {
+                device_count()
+            } else {
+                device_facts(json)
+            }
+        }
         Command::Measure { job, out } => measure(&job, &out),
         Command::Profile {
             path,
@@ -325,14 +335,23 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
             count,
             example,
             elapsed,
+            lane,
         } => eprintln!(
-            "[cuda-runner] {}/{count} {} (elapsed {})",
+            "[cuda-runner] {}/{count} {}{} (elapsed {})",
             index + 1,
             example.id,
+            lane.map(|l| format!(" on GPU lane {l}"))
+                .unwrap_or_default(),
             report::elapsed(elapsed)
         ),
-        Event::Measured { record, .. } => {
-            eprintln!("[cuda-runner]   -> {}", report::outcome_line(record));
+        Event::Measured {
+            example, record, ..
+        } => {
+            eprintln!(
+                "[cuda-runner]   -> {} {}",
+                example.id,
+                report::outcome_line(record)
+            );
         }
     };
     let done = session::run(&jobs, &mut bench, None, &mut on_event).map_err(|no_gpu| {
@@ -512,6 +531,14 @@ fn allreduce(args: AllreduceArgs) -> Result<()> {
     if let Some(why) = &report.aborted {
         bail!("{why}");
     }
+    Ok(())
+}
+
+fn device_count() -> Result<()> {
+    if !device::driver_present() {
+        bail!("no CUDA driver (libcuda.so) on this machine");
+    }
+    println!("{}", device::count().context("counting the GPUs")?);
     Ok(())
 }
 

@@ -25,6 +25,46 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
         .unwrap_or(fallback)
 }
 
+/// What the measuring children of a session get in their environment.
+#[derive(Debug, Clone, Default)]
+pub struct ChildEnv<'a> {
+    /// Where the processes share prepared inputs and references
+    /// ([`crate::problem::cache`]); without it each prepares its own.
+    pub data_dir: Option<&'a Path>,
+    /// The `CUDA_VISIBLE_DEVICES` of the children, when a session measures
+    /// on several GPUs side by side ([`visible_device`]); else inherited.
+    pub visible_device: Option<String>,
+}
+
+/// The `CUDA_VISIBLE_DEVICES` value that shows a child only the `lane`-th
+/// GPU this process sees: the lane-th entry of the process's own list
+/// (`inherited`, as the variable reads) when there is one, else the
+/// ordinal itself; `None` when the list has fewer entries.
+pub fn visible_device(lane: usize, inherited: Option<&str>) -> Option<String> {
+    match inherited.map(str::trim).filter(|v| !v.is_empty()) {
+        Some(list) => list.split(',').map(str::trim).nth(lane).map(str::to_string),
+        None => Some(lane.to_string()),
+    }
+}
+
+/// How many GPUs `runner_exe` sees (`cuda-runner device --count`), 0 when
+/// it cannot say.
+pub fn probe_gpu_count(runner_exe: &Path) -> usize {
+    let mut command = Command::new(runner_exe);
+    command.args(["device", "--count"]);
+    crate::lifetime::die_with_this_process(&mut command);
+    run_limited(&mut command, Duration::from_secs(60), 1 << 10, 0)
+        .ok()
+        .filter(|f| f.status.is_some_and(|s| s.success()))
+        .and_then(|f| {
+            String::from_utf8_lossy(f.stdout.bytes())
+                .trim()
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
 /// Measures `example` in [`crate::diagnostics::processes`] child processes
 /// of `runner_exe`, one after another, and returns the pooled record. Never
 /// fails: every way a child can end is a [`Status`], and the first child
@@ -32,8 +72,8 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
 /// limit) ends the example with its record. `limit` applies to each child.
 /// `gpu` is the device a [`probe_gpu`] found: a child stopped at its time
 /// limit never reports the GPU it ran on, so its record names this one.
-/// `data_dir`, when given, is where the processes share prepared inputs
-/// and references ([`crate::problem::cache`]). `quick` measures in the
+/// `children` says where the processes share prepared inputs and
+/// references and which GPU they see ([`ChildEnv`]). `quick` measures in the
 /// first process only, with its usual share of the budget, and marks the
 /// record quick (the author's preview).
 pub fn measure_isolated(
@@ -42,7 +82,7 @@ pub fn measure_isolated(
     key: &str,
     limit: Duration,
     gpu: Option<&GpuFacts>,
-    data_dir: Option<&Path>,
+    children: &ChildEnv<'_>,
     quick: bool,
 ) -> Record {
     let started = Instant::now();
@@ -57,7 +97,7 @@ pub fn measure_isolated(
             process,
             processes,
         };
-        match run_child(runner_exe, &job, limit, data_dir) {
+        match run_child(runner_exe, &job, limit, children) {
             Ok(m) if pool::is_final_failure(m.record.status) => {
                 failed = Some(m.record);
                 break;
@@ -101,7 +141,7 @@ fn run_child(
     runner_exe: &Path,
     job: &Job<'_>,
     limit: Duration,
-    data_dir: Option<&Path>,
+    children: &ChildEnv<'_>,
 ) -> Result<Measured, ChildFailure> {
     let job = serde_json::to_vec(job).expect("jobs serialise");
     let failed_to_start = |e| spawn_failure(runner_exe, e);
@@ -118,10 +158,13 @@ fn run_child(
         .arg("--out")
         .arg(result_file.path());
     // Only the folder this session owns, never one inherited.
-    match data_dir {
+    match children.data_dir {
         Some(dir) => command.env(crate::problem::cache::DATA_DIR_VAR, dir),
         None => command.env_remove(crate::problem::cache::DATA_DIR_VAR),
     };
+    if let Some(device) = &children.visible_device {
+        command.env("CUDA_VISIBLE_DEVICES", device);
+    }
     crate::lifetime::die_with_this_process(&mut command);
     let finished =
         run_limited(&mut command, limit, PRINTF_CAP, STDERR_CAP).map_err(failed_to_start)?;
@@ -289,13 +332,59 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ex = example(dir.path());
         let script = fake_child(dir.path(), 0, &nan_result(&ex));
-        let m = run_child(&script, &job(&ex), Duration::from_secs(60), None)
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let m = run_child(
+            &script,
+            &job(&ex),
+            Duration::from_secs(60),
+            &ChildEnv::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(m.record.status, Status::Wrong);
         assert!(m.record.message.ends_with("got NaN"));
         assert_eq!(m.record.edge_checks[0].error, f64::INFINITY);
         assert!(m.samples_us[0][0].is_nan());
         assert!(m.record.log.is_empty());
+    }
+
+    // A child of a lane sees only its GPU: the lane's entry of this
+    // process's own CUDA_VISIBLE_DEVICES, or the ordinal when it has none.
+    #[test]
+    fn each_lane_shows_its_child_one_gpu() {
+        assert_eq!(visible_device(1, None).as_deref(), Some("1"));
+        assert_eq!(visible_device(0, Some("")).as_deref(), Some("0"));
+        assert_eq!(visible_device(1, Some("2, 3")).as_deref(), Some("3"));
+        assert_eq!(
+            visible_device(0, Some("GPU-8905907f,GPU-e76e1db6")).as_deref(),
+            Some("GPU-8905907f")
+        );
+        assert_eq!(visible_device(2, Some("2,3")), None);
+    }
+
+    // The child gets the lane's CUDA_VISIBLE_DEVICES (the stand-in prints
+    // it as its device printf output, which lands in the log).
+    #[test]
+    fn a_lane_child_is_started_with_its_visible_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = example(dir.path());
+        let template = dir.path().join("result.json");
+        std::fs::write(&template, serde_json::to_vec(&nan_result(&ex)).unwrap()).unwrap();
+        let script = dir.path().join("fake-runner");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf 'sees %s' \"$CUDA_VISIBLE_DEVICES\"\ncp '{}' \"$5\"\n",
+                template.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let env = ChildEnv {
+            data_dir: None,
+            visible_device: Some("GPU-1234".into()),
+        };
+        let m = run_child(&script, &job(&ex), Duration::from_secs(60), &env)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(m.record.log.contains("sees GPU-1234"), "{}", m.record.log);
     }
 
     // A printf flood (50 MB) is drained, cut to 16 KiB in the log, and the
@@ -305,8 +394,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ex = example(dir.path());
         let script = fake_child(dir.path(), 50_000_000, &nan_result(&ex));
-        let m = run_child(&script, &job(&ex), Duration::from_secs(60), None)
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let m = run_child(
+            &script,
+            &job(&ex),
+            Duration::from_secs(60),
+            &ChildEnv::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(m.record.status, Status::Wrong);
         let log = &m.record.log;
         assert!(

@@ -25,7 +25,17 @@ pub trait Bench {
     fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record;
     /// How the bench is named in messages.
     fn describe(&self) -> String;
+    /// Benches that measure side by side, one per GPU, when the machine
+    /// has several to measure on; none (the default) measures one example
+    /// after another here. Called after [`Bench::probe`] found a GPU.
+    fn lanes(&mut self) -> Vec<Box<dyn Bench + Send>> {
+        Vec::new()
+    }
 }
+
+/// The environment variable that caps how many GPUs a session measures on
+/// side by side (`1`: one after another on the first GPU).
+pub const GPUS_VAR: &str = "CUDA_MEASURED_GPUS";
 
 /// The real bench: `cuda-runner measure` child processes.
 #[derive(Debug, Clone)]
@@ -41,6 +51,9 @@ pub struct IsolatedBench {
     data: Option<std::sync::Arc<tempfile::TempDir>>,
     /// Measure in quick mode: one process, records marked quick.
     pub quick: bool,
+    /// The children's `CUDA_VISIBLE_DEVICES`, for a lane of a session on
+    /// several GPUs; `None` leaves it inherited.
+    visible_device: Option<String>,
 }
 
 impl IsolatedBench {
@@ -51,6 +64,7 @@ impl IsolatedBench {
             probed: None,
             data: None,
             quick: false,
+            visible_device: None,
         }
     }
 }
@@ -79,9 +93,39 @@ impl Bench for IsolatedBench {
             key,
             limit,
             self.probed.as_ref(),
-            self.data.as_ref().map(|d| d.path()),
+            &isolate::ChildEnv {
+                data_dir: self.data.as_ref().map(|d| d.path()),
+                visible_device: self.visible_device.clone(),
+            },
             self.quick,
         )
+    }
+
+    // One lane per GPU the runner sees, at most CUDA_MEASURED_GPUS of
+    // them; the lanes share the session's data folder (prepared data is
+    // the same on every GPU; each GPU measures its own ceilings).
+    fn lanes(&mut self) -> Vec<Box<dyn Bench + Send>> {
+        if self.visible_device.is_some() {
+            return Vec::new();
+        }
+        let cap = std::env::var(GPUS_VAR)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .unwrap_or(usize::MAX);
+        let count = isolate::probe_gpu_count(&self.runner).min(cap);
+        if count < 2 {
+            return Vec::new();
+        }
+        let inherited = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+        (0..count)
+            .filter_map(|lane| isolate::visible_device(lane, inherited.as_deref()))
+            .map(|device| {
+                Box::new(IsolatedBench {
+                    visible_device: Some(device),
+                    ..self.clone()
+                }) as Box<dyn Bench + Send>
+            })
+            .collect()
     }
 
     fn describe(&self) -> String {
@@ -113,7 +157,8 @@ pub enum Event<'a> {
         /// Processes per example.
         processes: usize,
     },
-    /// Example `index` (from 0) of `count` starts.
+    /// Example `index` (from 0) of `count` starts (on lane `lane` of a
+    /// session on several GPUs).
     Measuring {
         /// Its position.
         index: usize,
@@ -123,6 +168,9 @@ pub enum Event<'a> {
         example: &'a Example,
         /// Since the session started.
         elapsed: Duration,
+        /// The lane (one per GPU) it runs on, when the session measures
+        /// on several GPUs side by side.
+        lane: Option<usize>,
     },
     /// Example `index` ended with `record`; `stored` is where it was
     /// written or why it could not be (`None` without a store).
@@ -176,6 +224,14 @@ pub fn run(
         processes: crate::diagnostics::processes(),
     });
     let started = Instant::now();
+    let lanes = if jobs.len() > 1 {
+        bench.lanes()
+    } else {
+        Vec::new()
+    };
+    if lanes.len() > 1 {
+        return Ok(side_by_side(jobs, lanes, store, on_event, started));
+    }
     let mut done = Vec::with_capacity(jobs.len());
     for (index, job) in jobs.iter().enumerate() {
         on_event(Event::Measuring {
@@ -183,6 +239,7 @@ pub fn run(
             count: jobs.len(),
             example: job.example,
             elapsed: started.elapsed(),
+            lane: None,
         });
         let record = bench.measure(job.example, job.key, job.limit);
         let stored = store.map(|s| s.write(&record));
@@ -195,6 +252,69 @@ pub fn run(
         done.push(Done { record, stored });
     }
     Ok(done)
+}
+
+/// What a lane's thread tells the session's thread.
+enum LaneNews {
+    Measuring { index: usize, lane: usize },
+    Measured { index: usize, record: Record },
+}
+
+/// [`run`] on several GPUs: each lane (one per GPU, one measuring process
+/// at a time on it) takes the next job not yet taken, so independent
+/// examples run side by side; records are stored and events told on this
+/// thread, in the order they happen. Returns the jobs' results in order.
+fn side_by_side(
+    jobs: &[Job<'_>],
+    lanes: Vec<Box<dyn Bench + Send>>,
+    store: Option<&Store>,
+    on_event: &mut dyn FnMut(Event<'_>),
+    started: Instant,
+) -> Vec<Done> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<Done>> = jobs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for (lane, mut bench) in lanes.into_iter().enumerate() {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(index) else { break };
+                    // The session's thread outlives the lanes' sends.
+                    let _ = tx.send(LaneNews::Measuring { index, lane });
+                    let record = bench.measure(job.example, job.key, job.limit);
+                    let _ = tx.send(LaneNews::Measured { index, record });
+                }
+            });
+        }
+        drop(tx);
+        for news in rx {
+            match news {
+                LaneNews::Measuring { index, lane } => on_event(Event::Measuring {
+                    index,
+                    count: jobs.len(),
+                    example: jobs[index].example,
+                    elapsed: started.elapsed(),
+                    lane: Some(lane),
+                }),
+                LaneNews::Measured { index, record } => {
+                    let stored = store.map(|s| s.write(&record));
+                    on_event(Event::Measured {
+                        index,
+                        example: jobs[index].example,
+                        record: &record,
+                        stored: stored.as_ref(),
+                    });
+                    done[index] = Some(Done { record, stored });
+                }
+            }
+        }
+    });
+    done.into_iter()
+        .map(|d| d.expect("every job is taken by a lane and measured"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -291,6 +411,94 @@ mod tests {
         );
         assert_eq!(done.len(), 2);
         assert_eq!(bench.probes, 1);
+    }
+
+    /// A GPU that is two lanes, each a stand-in that names itself in its
+    /// records and takes a little time, so that both lanes are busy.
+    struct TwoGpus;
+
+    struct Lane(usize);
+
+    impl Bench for Lane {
+        fn probe(&mut self) -> Option<GpuFacts> {
+            None
+        }
+        fn measure(&mut self, example: &Example, key: &str, _limit: Duration) -> Record {
+            std::thread::sleep(Duration::from_millis(20));
+            Record::failure(example, key, Status::Pass, format!("lane {}", self.0), "")
+        }
+        fn describe(&self) -> String {
+            format!("lane {}", self.0)
+        }
+    }
+
+    impl Bench for TwoGpus {
+        fn probe(&mut self) -> Option<GpuFacts> {
+            Stand {
+                gpu: true,
+                probes: 0,
+            }
+            .probe()
+        }
+        fn measure(&mut self, _: &Example, _: &str, _: Duration) -> Record {
+            panic!("a session on two GPUs measures on its lanes")
+        }
+        fn describe(&self) -> String {
+            "two stand-in GPUs".into()
+        }
+        fn lanes(&mut self) -> Vec<Box<dyn Bench + Send>> {
+            vec![Box::new(Lane(0)), Box::new(Lane(1))]
+        }
+    }
+
+    // On several GPUs every example is measured once, on some lane, both
+    // lanes work, each example's start is told before its end, every
+    // record is stored, and the results come back in the jobs' order.
+    #[test]
+    fn several_gpus_share_the_examples_and_lose_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("results"));
+        let ex: Vec<Example> = (0..8)
+            .map(|i| {
+                Example::from_inline(
+                    dir.path(),
+                    "src/ch.md",
+                    dir.path(),
+                    BODY,
+                    1,
+                    &format!("e{i}"),
+                )
+                .unwrap()
+            })
+            .collect();
+        let jobs: Vec<Job<'_>> = ex
+            .iter()
+            .map(|e| Job {
+                example: e,
+                key: "k",
+                limit: Duration::from_secs(1),
+            })
+            .collect();
+        let mut started = vec![false; jobs.len()];
+        let mut lanes_seen = std::collections::BTreeSet::new();
+        let done = run(&jobs, &mut TwoGpus, Some(&store), &mut |e| match e {
+            Event::Measuring { index, lane, .. } => {
+                started[index] = true;
+                lanes_seen.insert(lane.expect("a lane is named"));
+            }
+            Event::Measured { index, stored, .. } => {
+                assert!(started[index], "example {index} ended before it started");
+                assert!(stored.unwrap().is_ok());
+            }
+            Event::Started { .. } => {}
+        })
+        .unwrap();
+        assert_eq!(lanes_seen.into_iter().collect::<Vec<_>>(), [0, 1]);
+        for (i, d) in done.iter().enumerate() {
+            assert_eq!(d.record.example, format!("e{i}"));
+            assert!(d.record.message.starts_with("lane "));
+            assert!(store.read(&format!("e{i}")).unwrap().is_some());
+        }
     }
 
     // Without a GPU nothing is measured and the error names the probe;

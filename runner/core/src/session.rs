@@ -257,7 +257,7 @@ pub fn run(
 /// What a lane's thread tells the session's thread.
 enum LaneNews {
     Measuring { index: usize, lane: usize },
-    Measured { index: usize, record: Record },
+    Measured { index: usize, record: Box<Record> },
 }
 
 /// [`run`] on several GPUs: each lane (one per GPU, one measuring process
@@ -285,7 +285,10 @@ fn side_by_side(
                     // The session's thread outlives the lanes' sends.
                     let _ = tx.send(LaneNews::Measuring { index, lane });
                     let record = bench.measure(job.example, job.key, job.limit);
-                    let _ = tx.send(LaneNews::Measured { index, record });
+                    let _ = tx.send(LaneNews::Measured {
+                        index,
+                        record: Box::new(record),
+                    });
                 }
             });
         }
@@ -307,7 +310,10 @@ fn side_by_side(
                         record: &record,
                         stored: stored.as_ref(),
                     });
-                    done[index] = Some(Done { record, stored });
+                    done[index] = Some(Done {
+                        record: *record,
+                        stored,
+                    });
                 }
             }
         }

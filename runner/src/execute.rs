@@ -153,15 +153,22 @@ fn run_into(
     })?;
 
     cost.compile_s = lap();
-    let mut timer = Timer::new(&ctx, &arch, facts.sm_count, facts.l2_bytes).map_err(|e| {
+    let data_dir: Option<std::path::PathBuf> =
+        std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into);
+    let mut timer = Timer::new(
+        &ctx,
+        &arch,
+        facts.sm_count,
+        facts.l2_bytes,
+        data_dir.as_deref(),
+    )
+    .map_err(|e| {
         Stop::new(
             Status::Fault,
             format!("the measuring support failed: {e:#}"),
         )
     })?;
     cost.support_s = lap();
-    let data_dir: Option<std::path::PathBuf> =
-        std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into);
     // Ceilings are shared per physical GPU: by its PCI location, not its
     // ordinal, which is 0 for every child of a session on several GPUs.
     let gpu_tag = format!(

@@ -132,24 +132,37 @@ impl SharedPoison {
 const BLOCKER_TIMEOUT_NS: u64 = 2_000_000_000;
 
 impl Timer {
-    /// Compiles the support kernels for `arch` and allocates the flush
-    /// buffer (twice the L2 size, at least 256 MiB).
+    /// Compiles the support kernels for `arch` (once per session when
+    /// `data_dir` is the session's shared folder: the first process
+    /// leaves the cubin there, keyed by the source, the architecture and
+    /// NVRTC's version) and allocates the flush buffer (twice the L2 size,
+    /// at least 256 MiB).
     pub fn new(
         ctx: &Arc<CudaContext>,
         arch: &str,
         sm_count: u32,
         l2_bytes: u64,
+        data_dir: Option<&std::path::Path>,
     ) -> anyhow::Result<Self> {
-        let compiled = crate::compile::compile_source(
-            include_str!("support_kernels.cu"),
-            "support_kernels.cu",
-            crate::compile::BASE_OPTIONS
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            arch,
-        )?;
-        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))?;
+        const SOURCE: &str = include_str!("support_kernels.cu");
+        let name = format!(
+            "support-{arch}-{}-{:016x}",
+            crate::compile::nvrtc_version().unwrap_or_default(),
+            xxhash_rust::xxh3::xxh3_64(SOURCE.as_bytes())
+        );
+        let cubin = crate::problem::cache::once_per_session_bytes(data_dir, &name, || {
+            crate::compile::compile_source(
+                SOURCE,
+                "support_kernels.cu",
+                crate::compile::BASE_OPTIONS
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                arch,
+            )
+            .map(|c| c.cubin)
+        })?;
+        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin))?;
         let stream = ctx.default_stream();
         let flush_bytes = (2 * l2_bytes).max(256 << 20) as usize;
         // SAFETY: the flush buffer is only ever memset, never read.

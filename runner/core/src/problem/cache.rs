@@ -202,6 +202,30 @@ where
     Ok(v)
 }
 
+/// Bytes made once per session and shared by its processes, as
+/// [`once_per_session`] (the measuring support kernels' cubin, whose
+/// compilation each process otherwise repeats): read from `dir` if a
+/// process left them under `name`, else made (and left there).
+pub fn once_per_session_bytes<E>(
+    dir: Option<&Path>,
+    name: &str,
+    make: impl FnOnce() -> Result<Vec<u8>, E>,
+) -> Result<Vec<u8>, E> {
+    let Some(path) = dir.map(|d| d.join(format!("session-{name}.bin"))) else {
+        return make();
+    };
+    if let Some(bytes) = std::fs::read(&path).ok().filter(|b| !b.is_empty()) {
+        return Ok(bytes);
+    }
+    let bytes = make()?;
+    // Best effort, as for the data: written whole under a temporary name.
+    let _ = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new("."))).and_then(|mut tmp| {
+        tmp.write_all(&bytes)?;
+        tmp.persist(&path).map_err(|e| e.error)
+    });
+    Ok(bytes)
+}
+
 fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> PathBuf {
     let tag = problem.data_tag();
     dir.join(format!(
@@ -449,6 +473,30 @@ mod tests {
         assert_eq!(judged.reference, expected.reference);
         assert!(judged.inputs.is_empty());
         assert_eq!(later.with_reference(true), &expected);
+    }
+
+    // Bytes made once per session are made by the first process only and
+    // read back by the others; without a folder every call makes them.
+    #[test]
+    fn session_bytes_are_made_once_and_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = std::cell::Cell::new(0);
+        let make = || -> Result<Vec<u8>, ()> {
+            made.set(made.get() + 1);
+            Ok(vec![7, 0, 9])
+        };
+        for _ in 0..3 {
+            assert_eq!(
+                once_per_session_bytes(Some(dir.path()), "cubin", make),
+                Ok(vec![7, 0, 9])
+            );
+        }
+        assert_eq!(made.get(), 1);
+        assert_eq!(
+            once_per_session_bytes(None, "cubin", make),
+            Ok(vec![7, 0, 9])
+        );
+        assert_eq!(made.get(), 2);
     }
 
     // Only passing verdicts are kept, under the answer's digest; another

@@ -91,7 +91,22 @@ pub fn facts(ctx: &Arc<CudaContext>) -> Result<GpuFacts, DriverError> {
         driver: kernel_driver_version().unwrap_or_else(|| format!("CUDA {cuda_driver_api}")),
         cuda_driver_api,
         nvrtc: crate::compile::nvrtc_version().unwrap_or_else(|| "not found".into()),
+        uuid: ctx.uuid().ok().map(|u| uuid_text(&u.bytes)),
     })
+}
+
+/// `GPU-8905907f-2deb-99f9-de3b-5b52277fc84d`, as nvidia-smi writes a
+/// GPU's UUID, from its 16 bytes.
+pub fn uuid_text(bytes: &[std::ffi::c_char; 16]) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{:02x}", *b as u8)).collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
 }
 
 /// The architecture to compile for: `sm_90` for compute capability 9.0.
@@ -109,4 +124,23 @@ fn kernel_driver_version() -> Option<String> {
                 && w.chars().all(|c| c.is_ascii_digit() || c == '.')
         })
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    // The driver's 16 bytes read as nvidia-smi -L prints them.
+    #[test]
+    fn a_uuid_reads_as_nvidia_smi_prints_it() {
+        let bytes: Vec<u8> = (0..16)
+            .map(|i| {
+                u8::from_str_radix(&"8905907f2deb99f9de3b5b52277fc84d"[2 * i..2 * i + 2], 16)
+                    .unwrap()
+            })
+            .collect();
+        let bytes: [std::ffi::c_char; 16] = std::array::from_fn(|i| bytes[i] as std::ffi::c_char);
+        assert_eq!(
+            super::uuid_text(&bytes),
+            "GPU-8905907f-2deb-99f9-de3b-5b52277fc84d"
+        );
+    }
 }

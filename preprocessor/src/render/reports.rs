@@ -351,10 +351,16 @@ pub fn peers_caption(report: &PeersReport) -> String {
     parts.join(" · ")
 }
 
-/// The GPU and date line of the repeatability report.
+/// The GPU and date line of the repeatability report, saying whether the
+/// two runs were on one physical GPU when the records tell.
 pub fn repeatability_facts(report: &RepeatReport) -> String {
+    let gpus = match report.same_gpu {
+        Some(true) => " · both runs on one GPU",
+        Some(false) => " · the runs on two GPUs of this model",
+        None => "",
+    };
     format!(
-        "{} · measured {}",
+        "{}{gpus} · measured {}",
         report.gpu,
         figures::date(&report.measured_at)
     )

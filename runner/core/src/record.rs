@@ -78,6 +78,11 @@ pub struct GpuFacts {
     pub cuda_driver_api: String,
     /// NVRTC version used to compile (`13.0`).
     pub nvrtc: String,
+    /// The physical GPU, as the driver names it
+    /// (`GPU-8905907f-2deb-99f9-de3b-5b52277fc84d`); absent in records
+    /// made before records carried it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
 }
 
 /// Figures of one size.

@@ -56,6 +56,11 @@ pub struct Report {
     /// run's records; empty in reports written before reports carried them.
     #[serde(default)]
     pub keys: BTreeMap<String, String>,
+    /// Whether both runs were on one physical GPU: `Some(true)` when every
+    /// compared pair of records names the same GPU UUID, `Some(false)`
+    /// when some pair names two, `None` when the records do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_gpu: Option<bool>,
     /// Rows, by example and size.
     pub rows: Vec<Row>,
     /// Largest |diff| over medians of at least `GOAL_FLOOR_US`, percent.
@@ -78,6 +83,9 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
     let mut keys = BTreeMap::new();
     // Method version -> an example measured with it, for the refusal.
     let mut methods: BTreeMap<u32, String> = BTreeMap::new();
+    // Per compared example: whether its two records name one GPU, if both
+    // name theirs.
+    let mut pairs_on_gpus: Vec<Option<bool>> = Vec::new();
     for rb in &b {
         let Some(ra) = a.iter().find(|r| r.example == rb.example) else {
             continue;
@@ -93,6 +101,8 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
                 .or_insert_with(|| r.example.clone());
         }
         keys.insert(rb.example.clone(), rb.key.clone());
+        let uuid = |r: &Record| r.gpu.as_ref().and_then(|g| g.uuid.clone());
+        pairs_on_gpus.push(uuid(ra).zip(uuid(rb)).map(|(x, y)| x == y));
         if let Some(g) = &rb.gpu {
             gpu = g.name.clone();
         }
@@ -132,11 +142,19 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
         .filter(|r| r.first_us.min(r.second_us) >= GOAL_FLOOR_US)
         .map(|r| r.diff_pct.abs())
         .fold(0.0, f64::max);
+    let same_gpu = if pairs_on_gpus.contains(&Some(false)) {
+        Some(false)
+    } else if !pairs_on_gpus.is_empty() && pairs_on_gpus.iter().all(|p| *p == Some(true)) {
+        Some(true)
+    } else {
+        None
+    };
     Ok(Report {
         gpu,
         measured_at,
         method_version,
         keys,
+        same_gpu,
         rows,
         max_abs_diff_pct_over_floor: max,
         goal_met: max <= GOAL_PCT,
@@ -228,6 +246,37 @@ mod tests {
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["method_version"], 4);
         assert_eq!(json["keys"]["r/a"], "ka");
+    }
+
+    // The report says whether both runs were on one GPU when every
+    // compared record names its GPU, and nothing when one does not.
+    #[test]
+    fn report_tells_whether_the_runs_shared_a_gpu() {
+        let on = |r: Record, uuid: Option<&str>| {
+            let mut r = r;
+            r.gpu = Some(crate::record::GpuFacts {
+                name: "NVIDIA H200".into(),
+                uuid: uuid.map(str::to_string),
+                ..Default::default()
+            });
+            r
+        };
+        let same = |u1: Option<&str>, u2: Option<&str>| {
+            let (a, b) = runs(
+                &[
+                    on(record("r/a", "ka", 4, T1, 40.0), u1),
+                    on(record("r/b", "kb", 4, T1, 30.0), Some("GPU-1")),
+                ],
+                &[
+                    on(record("r/a", "ka", 4, T2, 40.1), u2),
+                    on(record("r/b", "kb", 4, T2, 30.1), Some("GPU-1")),
+                ],
+            );
+            compare(a.path(), b.path()).unwrap().same_gpu
+        };
+        assert_eq!(same(Some("GPU-1"), Some("GPU-1")), Some(true));
+        assert_eq!(same(Some("GPU-1"), Some("GPU-2")), Some(false));
+        assert_eq!(same(None, Some("GPU-1")), None);
     }
 
     // An example whose code changed between the runs, and a record left

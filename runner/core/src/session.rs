@@ -350,6 +350,7 @@ mod tests {
                 driver: "0".into(),
                 cuda_driver_api: "13.0".into(),
                 nvrtc: "13.0".into(),
+                uuid: None,
             })
         }
 

@@ -1,0 +1,178 @@
+/*+++
+problem = "layernorm_rows"
+dtype = "f32"
+rows = "67108864 / n"
+# Round-2 variant A of layernorm_cached_block, for the short rows where it
+# trails torch.compile. Rows up to 32 x 1024 = 32768 floats fit.
+sizes = ["2^10", "2^12"]
+# One row per block; a warp for every 1024 columns, so each thread holds 32
+# floats (8 float4) in registers.
+[[launch]]
+kernel = "layernorm_v4_early2sum"
+grid = "rows"
+block = "min(1024, 32 * ceil_div(cols, 1024))"
+args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
++++*/
+
+// VARIANT A: the two round-1 changes that each won about 0.7 µs at 2^10
+// and at 2^12, together, and nothing else (round 1's combination also had
+// the streaming hints, which lost 7-10 µs on their own):
+//   (a) of variants3/layernorm_cached_wb_early: the weight and bias loads
+//       are unconditional (a column past the row reads float4 0 and is never
+//       stored), the first pair is issued before the reductions, the second
+//       right after them, each later one WB_AHEAD stores ahead of its use;
+//   (e) of variants3/layernorm_cached_twosum: two plain block sums (the
+//       row's sum, then its squared deviations from the row's mean) instead
+//       of a Chan merge of (n, mean, m2) with a division per step.
+// This is also what Inductor's persistent reduction does for layer norm:
+// its Welford over a whole row in registers falls back to sum / n, then
+// the sum of (x - mean)^2, and its weight and bias loads do not wait for a
+// bounds-checked branch.
+//
+// The row is read from DRAM once, into registers, and written once. The
+// deviations from the row's mean are small numbers, so nothing cancels
+// (never E[x^2] - mean^2).
+
+#define VEC_PER_THREAD 8                   // float4 loads per thread
+#define PER_THREAD (4 * VEC_PER_THREAD)    // floats held per thread
+#define WB_AHEAD 2                         // weight/bias float4 pairs in flight
+#define WB_EARLY 1                         // of them, issued before the reductions
+
+__device__ float warp_sum(float s) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        s += __shfl_xor_sync(0xffffffffu, s, offset);
+    }
+    return s;
+}
+
+// The block's sum, returned to every thread; warp_sums is this call's own
+// shared array, so two calls need no barrier between them.
+__device__ float block_sum(float s, float* warp_sums) {
+    unsigned int lane = threadIdx.x % 32;
+    unsigned int warp = threadIdx.x / 32;
+    s = warp_sum(s);
+    if (lane == 0) {
+        warp_sums[warp] = s;
+    }
+    __syncthreads();
+    s = 0.0f;
+    if (lane < blockDim.x / 32) {
+        s = warp_sums[lane];
+    }
+    return warp_sum(s);
+}
+
+// Whether this thread's k-th register holds a column of the row. Register k
+// holds column 4 * (threadIdx.x + (k / 4) * blockDim.x) + k % 4 with float4
+// loads, threadIdx.x + k * blockDim.x without, so either way a warp's loads
+// are contiguous.
+__device__ bool in_row(int k, bool vec, unsigned int cols) {
+    return vec ? threadIdx.x + (k / 4) * blockDim.x < cols / 4 : threadIdx.x + k * blockDim.x < cols;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) layernorm_v4_early2sum(
+    const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias,
+    float* __restrict__ y, float eps, unsigned int rows, unsigned int cols) {
+    if (cols > PER_THREAD * blockDim.x) {
+        __trap();  // the launch gave too few threads to hold the row
+    }
+    const float* xr = x + (size_t)blockIdx.x * cols;
+    float* yr = y + (size_t)blockIdx.x * cols;
+    // A row starts on a 16-byte boundary only when cols is a multiple of 4.
+    bool vec = cols % 4 == 0;
+
+    // All loads are issued before any is used. Columns past the row's end
+    // read as 0, so they add nothing to the sum.
+    float v[PER_THREAD];
+    if (vec) {
+        const float4* x4 = reinterpret_cast<const float4*>(xr);
+#pragma unroll
+        for (int k = 0; k < VEC_PER_THREAD; ++k) {
+            unsigned int i = threadIdx.x + k * blockDim.x;
+            float4 t = i < cols / 4 ? x4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            v[4 * k] = t.x;
+            v[4 * k + 1] = t.y;
+            v[4 * k + 2] = t.z;
+            v[4 * k + 3] = t.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < PER_THREAD; ++k) {
+            unsigned int j = threadIdx.x + k * blockDim.x;
+            v[k] = j < cols ? xr[j] : 0.0f;
+        }
+    }
+
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < PER_THREAD; ++k) {
+        sum += v[k];
+    }
+    // The first WB_EARLY weight and bias pairs, requested before the
+    // reductions, whose latency then covers theirs. On the vector path
+    // cols >= 4, so float4 0 exists.
+    const float4* w4 = reinterpret_cast<const float4*>(weight);
+    const float4* b4 = reinterpret_cast<const float4*>(bias);
+    float4 wq[WB_AHEAD], bq[WB_AHEAD];
+    if (vec) {
+#pragma unroll
+        for (int d = 0; d < WB_EARLY; ++d) {
+            unsigned int i = threadIdx.x + d * blockDim.x;
+            unsigned int c = i < cols / 4 ? i : 0;
+            wq[d] = w4[c];
+            bq[d] = b4[c];
+        }
+    }
+    __shared__ float sums[32];
+    __shared__ float squares[32];
+    float mean = block_sum(sum, sums) / cols;
+    float m2 = 0.0f;
+#pragma unroll
+    for (int k = 0; k < PER_THREAD; ++k) {
+        float dev = in_row(k, vec, cols) ? v[k] - mean : 0.0f;
+        m2 += dev * dev;
+    }
+    m2 = block_sum(m2, squares);
+    // The rest of the first WB_AHEAD pairs, now that the reductions'
+    // registers are free.
+    if (vec) {
+#pragma unroll
+        for (int d = WB_EARLY; d < WB_AHEAD; ++d) {
+            unsigned int i = threadIdx.x + d * blockDim.x;
+            unsigned int c = i < cols / 4 ? i : 0;
+            wq[d] = w4[c];
+            bq[d] = b4[c];
+        }
+    }
+
+    // Biased variance (divide by n), as torch.nn.functional.layer_norm.
+    float rstd = rsqrtf(m2 / cols + eps);
+    if (vec) {
+        float4* y4 = reinterpret_cast<float4*>(yr);
+#pragma unroll
+        for (int k = 0; k < VEC_PER_THREAD; ++k) {
+            unsigned int i = threadIdx.x + k * blockDim.x;
+            float4 w = wq[k % WB_AHEAD], b = bq[k % WB_AHEAD];
+            if (k + WB_AHEAD < VEC_PER_THREAD) {
+                unsigned int ahead = threadIdx.x + (k + WB_AHEAD) * blockDim.x;
+                unsigned int c = ahead < cols / 4 ? ahead : 0;
+                wq[k % WB_AHEAD] = w4[c];
+                bq[k % WB_AHEAD] = b4[c];
+            }
+            if (i < cols / 4) {
+                y4[i] = make_float4(fmaf((v[4 * k] - mean) * rstd, w.x, b.x),
+                                    fmaf((v[4 * k + 1] - mean) * rstd, w.y, b.y),
+                                    fmaf((v[4 * k + 2] - mean) * rstd, w.z, b.z),
+                                    fmaf((v[4 * k + 3] - mean) * rstd, w.w, b.w));
+            }
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < PER_THREAD; ++k) {
+            unsigned int j = threadIdx.x + k * blockDim.x;
+            if (j < cols) {
+                yr[j] = fmaf((v[k] - mean) * rstd, weight[j], bias[j]);
+            }
+        }
+    }
+}

@@ -354,7 +354,8 @@ fn rewrite_chapter(
 /// example has a current record and some wait to be measured. A SASS
 /// listing missing or made for earlier code waits for `scripts/sass`; a
 /// sanitizer report or host run missing or of earlier code waits for the
-/// GPU machine's `sanitize` or `host` stage.
+/// GPU machine's `sanitize` or `host` stage. An all-reduce report missing,
+/// unreadable or stale waits for a run on a machine with its GPUs.
 fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     if matches!(
         directive,
@@ -373,6 +374,9 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     }
     if let Directive::Host { id, size } = directive {
         return crate::host_view::awaits_runs(id, *size, results);
+    }
+    if let Directive::Allreduce { gpus } | Directive::AllreduceFigure { gpus, .. } = directive {
+        return crate::allreduce_view::awaits_report(*gpus, results);
     }
     let catalog = results.catalog();
     let outcomes = results.outcomes();
@@ -547,7 +551,8 @@ mod tests {
     // A figure waits to be measured (what an author build accepts) when
     // only examples without a record for their current code stand in its
     // way, at sizes they declare; unknown ids, undeclared sizes, broken
-    // examples and stored reports do not wait.
+    // examples and stored reports do not wait, but an all-reduce report
+    // not made yet does (only a machine with its GPUs makes it).
     #[test]
     fn which_figures_await_measuring() {
         use crate::test_support::record;
@@ -584,6 +589,8 @@ mod tests {
             ("{{#peers sum_f32}}", false),
             ("{{#repeatability}}", false),
             ("{{#gpu}}", false),
+            ("{{#allreduce 2}}", true),
+            ("{{#allreduce_figure 2 nccl busbw 1KiB}}", true),
         ];
         for (text, want) in cases {
             let found = directives::find(text, &scan::scan(text));

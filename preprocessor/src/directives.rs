@@ -28,7 +28,12 @@
 //! - `{{#host ID SIZE}}`: the host programs of `bench/host/` in three
 //!   languages, each with the command that ran it for the example at SIZE
 //!   and what it printed, from `results/host/ID/LANGUAGE.json` (see
-//!   [`crate::host_view`]).
+//!   [`crate::host_view`]);
+//! - `{{#allreduce GPUS}}`: the all-reduce across GPUS GPUs (chart of bus
+//!   bandwidth against message size, table, facts) from
+//!   `results/allreduce/<model>-<GPUS>gpu.json`, and
+//!   `{{#allreduce_figure GPUS IMPL FIELD SIZE}}` one figure of it (see
+//!   [`crate::allreduce_view`]; arguments in [`allreduce`]).
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
@@ -38,6 +43,9 @@ use cuda_measured_core::suggest::{closest, message};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;
+
+pub mod allreduce;
+pub use allreduce::AllreduceField;
 
 /// Which figure `{{#measured}}` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,6 +257,22 @@ pub enum Directive {
         /// Size run.
         size: Size,
     },
+    /// `{{#allreduce GPUS}}`.
+    Allreduce {
+        /// GPUs of the run, one rank each.
+        gpus: usize,
+    },
+    /// `{{#allreduce_figure GPUS IMPL FIELD SIZE}}`.
+    AllreduceFigure {
+        /// GPUs of the run.
+        gpus: usize,
+        /// `nccl`, `nccl-inplace`, `one-shot` or `two-shot`.
+        implementation: String,
+        /// Which figure.
+        field: AllreduceField,
+        /// The message, bytes.
+        bytes: u64,
+    },
 }
 
 impl Directive {
@@ -281,6 +305,8 @@ impl Directive {
             }
             // The compared example is named in the stored file, not here.
             Directive::Gpu | Directive::Peers { .. } | Directive::Repeatability => Vec::new(),
+            // The all-reduce kernels are not examples of the book.
+            Directive::Allreduce { .. } | Directive::AllreduceFigure { .. } => Vec::new(),
             // Every example, none by name; an exercise's kernels are
             // entries of their own.
             Directive::Status | Directive::Exercise { .. } => Vec::new(),
@@ -303,13 +329,13 @@ pub struct Found {
 
 /// Beginnings of the directive names this preprocessor owns (`measured`,
 /// `ratio`, `ladder`, `ceiling`, `gpu`, `peers`, `repeatability`, `status`,
-/// `profile`, `exercise`, `sass`, `sanitizer`, `host`):
+/// `profile`, `exercise`, `sass`, `sanitizer`, `host`, `allreduce`):
 /// a name starting with one of these that is not exactly one of ours is a
 /// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
 /// So is a name one or two letters from ours (`mesured`, `cieling`).
-const OWNED_PREFIXES: [&str; 13] = [
+const OWNED_PREFIXES: [&str; 14] = [
     "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil", "exerc", "sass",
-    "sanit", "host",
+    "sanit", "host", "allred",
 ];
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -481,6 +507,8 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
             id: id.to_string(),
             size: size(n)?,
         }),
+        ("allreduce", args) => allreduce::report(args),
+        ("allreduce_figure", args) => allreduce::figure(args),
         ("host", _) => Err(usage(
             "host ID SIZE",
             "the host programs of bench/host for example ID at SIZE, e.g. {{#host exercise/reduction/stage3_solution 2^22}}",
@@ -577,7 +605,7 @@ fn known_names() -> impl Iterator<Item = &'static str> {
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 14] = [
+const KNOWN: [&str; 16] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
@@ -592,6 +620,8 @@ const KNOWN: [&str; 14] = [
     "{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}",
     "{{#sanitizer ID CHECK SIZE}}",
     "{{#host ID SIZE}}",
+    "{{#allreduce GPUS}}",
+    "{{#allreduce_figure GPUS IMPL FIELD SIZE}}",
 ];
 
 /// A problem name as the runner's problems are named (`sum_f32`): it
@@ -787,6 +817,16 @@ mod tests {
                     size: Size(1 << 22),
                 },
             ),
+            ("{{#allreduce 2}}", Directive::Allreduce { gpus: 2 }),
+            (
+                "{{#allreduce_figure 2 one-shot busbw 256KiB}}",
+                Directive::AllreduceFigure {
+                    gpus: 2,
+                    implementation: "one-shot".into(),
+                    field: AllreduceField::Busbw,
+                    bytes: 256 << 10,
+                },
+            ),
         ];
         for (text, want) in cases {
             let got = found(text);
@@ -955,6 +995,14 @@ mod tests {
             (
                 "{{#hots a 2^22}}",
                 "unknown directive `{{#hots}}`; did you mean `{{#host ID SIZE}}`?",
+            ),
+            (
+                "{{#allreduse 2}}",
+                "unknown directive `{{#allreduse}}`; did you mean `{{#allreduce GPUS}}`?",
+            ),
+            (
+                "{{#allreduce_figures 2 nccl time 8}}",
+                "unknown directive `{{#allreduce_figures}}`; did you mean `{{#allreduce_figure GPUS IMPL FIELD SIZE}}`?",
             ),
         ];
         for (text, want) in cases {

@@ -3,16 +3,17 @@
 //! profiles (`{{#profile}}`), SASS listings (`{{#sass}}`,
 //! `{{#sass_count}}`), compute-sanitizer reports (`{{#sanitizer}}`),
 //! host-program runs (`{{#host}}`, one file per language), the peers
-//! comparisons (`{{#peers}}`) and the repeatability report
-//! (`{{#repeatability}}`). One row per stored file, with where the book
+//! comparisons (`{{#peers}}`), the repeatability report
+//! (`{{#repeatability}}`) and the all-reduce reports (`{{#allreduce}}`,
+//! `{{#allreduce_figure}}`). One row per stored file, with where the book
 //! uses it, its date and tool, and its state.
 //!
 //! The state is never judged here: each directive is evaluated as its page
 //! evaluates it ([`values::evaluate`], with the staleness rules of
-//! [`crate::sass_view`], [`crate::sanitizer_view`], [`crate::host_view`]
-//! and [`values`]), and the value's problem, if any, tells whether the file
-//! is missing (it does not exist) or stale (it exists but does not
-//! describe the book as it is).
+//! [`crate::sass_view`], [`crate::sanitizer_view`], [`crate::host_view`],
+//! [`crate::allreduce_view`] and [`values`]), and the value's problem, if
+//! any, tells whether the file is missing (it does not exist) or stale (it
+//! exists but does not describe the book as it is).
 
 use crate::directives::Directive;
 use crate::figures;
@@ -40,6 +41,9 @@ pub enum Kind {
     Peers,
     /// `results/repeatability.json`.
     Repeatability,
+    /// `results/allreduce/<model>-<k>gpu.json`, made on a machine with k
+    /// GPUs.
+    Allreduce(usize),
 }
 
 impl Kind {
@@ -52,18 +56,20 @@ impl Kind {
             Kind::Host => "host-program run",
             Kind::Peers => "peers comparison",
             Kind::Repeatability => "repeatability report",
+            Kind::Allreduce(_) => "all-reduce report",
         }
     }
 
     /// The command that makes the file again.
-    pub fn command(self) -> &'static str {
+    pub fn command(self) -> String {
         match self {
-            Kind::Profile => "bench/gpu-session.sh OUTDIR profile",
-            Kind::Sass => "scripts/sass",
-            Kind::Sanitizer => "bench/gpu-session.sh OUTDIR sanitize",
-            Kind::Host => "bench/gpu-session.sh OUTDIR host",
-            Kind::Peers => "bench/gpu-session.sh OUTDIR peers",
-            Kind::Repeatability => "bench/gpu-session.sh OUTDIR book2",
+            Kind::Profile => SESSION.to_string() + "profile",
+            Kind::Sass => "scripts/sass".into(),
+            Kind::Sanitizer => SESSION.to_string() + "sanitize",
+            Kind::Host => SESSION.to_string() + "host",
+            Kind::Peers => SESSION.to_string() + "peers",
+            Kind::Repeatability => SESSION.to_string() + "book2",
+            Kind::Allreduce(gpus) => crate::stored::allreduce_command(gpus),
         }
     }
 
@@ -72,6 +78,9 @@ impl Kind {
         self != Kind::Sass
     }
 }
+
+/// The GPU session's command, before its stage.
+const SESSION: &str = "bench/gpu-session.sh OUTDIR ";
 
 /// Where a stored file stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -216,7 +225,8 @@ impl Evidence {
     }
 
     /// `run scripts/sass; on a GPU machine, bench/gpu-session.sh OUTDIR
-    /// profile|host`: what makes the rows that are not current, or `None`.
+    /// profile|host; on a machine with 2 GPUs, cuda-runner allreduce
+    /// --gpus 2`: what makes the rows that are not current, or `None`.
     pub fn remedy(&self) -> Option<String> {
         let mut kinds: Vec<Kind> = self
             .rows
@@ -225,17 +235,25 @@ impl Evidence {
             .map(|r| r.kind)
             .collect();
         kinds.dedup();
-        let local: Vec<&str> = kinds
+        let local: Vec<String> = kinds
             .iter()
             .filter(|k| !k.needs_gpu())
             .map(|k| k.command())
             .collect();
-        let gpu: Vec<&str> = kinds
+        let commands: Vec<String> = kinds.iter().map(|k| k.command()).collect();
+        let gpu: Vec<&str> = commands
             .iter()
-            .filter(|k| k.needs_gpu())
-            .map(|k| {
-                k.command()
-                    .trim_start_matches("bench/gpu-session.sh OUTDIR ")
+            .filter_map(|c| c.strip_prefix(SESSION))
+            .collect();
+        let machines: Vec<String> = kinds
+            .iter()
+            .filter_map(|k| match k {
+                Kind::Allreduce(gpus) => Some(format!(
+                    "on a machine with {}, run {}",
+                    crate::allreduce_view::gpu_count(*gpus),
+                    k.command()
+                )),
+                _ => None,
             })
             .collect();
         let mut parts = Vec::new();
@@ -248,6 +266,7 @@ impl Evidence {
                 gpu.join("|")
             ));
         }
+        parts.extend(machines);
         (!parts.is_empty()).then(|| format!("To make them: {}.", parts.join("; ")))
     }
 }
@@ -280,6 +299,17 @@ fn items(directive: &Directive, results: &Results<'_>) -> Vec<Item> {
                 .map(|r| (r.made_at, r.tool)),
         ),
         Directive::Host { id, .. } => return host_items(directive, id, results),
+        Directive::Allreduce { gpus } | Directive::AllreduceFigure { gpus, .. } => (
+            Kind::Allreduce(*gpus),
+            cuda_measured_core::allreduce::report::relative_path(target, *gpus),
+            stored.allreduce(*gpus).ok().map(|r| {
+                let nccl = r.software.nccl.map(|v| format!(", NCCL {v}"));
+                (
+                    r.measured_at,
+                    format!("cuda-runner {}{}", r.runner, nccl.unwrap_or_default()),
+                )
+            }),
+        ),
         Directive::Peers { problem } => (
             Kind::Peers,
             format!("peers/{problem}.json"),

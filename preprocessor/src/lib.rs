@@ -12,7 +12,8 @@
 //! [`values`] evaluates directives ([`status_page`] the rows of
 //! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`,
 //! [`sanitizer_view`] compute-sanitizer's findings of `{{#sanitizer}}`,
-//! [`host_view`] the host programs of `{{#host}}`; [`evidence`] the
+//! [`host_view`] the host programs of `{{#host}}`, [`allreduce_view`] the
+//! all-reduce reports of `{{#allreduce}}`; [`evidence`] the
 //! state of every stored file those directives read, for `{{#status}}`);
 //! [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
@@ -21,6 +22,7 @@
 //! [`exercises`], its gates judged by [`exercise_gates`] and its stage laid
 //! out by [`exercise_page`].
 
+pub mod allreduce_view;
 pub mod book_files;
 pub mod book_pass;
 pub mod catalog;

@@ -6,11 +6,13 @@
 //! (`results/sass/<id>.json`); what compute-sanitizer found
 //! (`results/sanitizer/<id>/<check>-<n>.json`) and what the host programs
 //! printed (`results/host/<id>/<language>.json`), with the host programs
-//! themselves (under the book's root). Read on demand
+//! themselves (under the book's root); and the all-reduce reports
+//! `cuda-runner allreduce` writes on a machine with several GPUs
+//! (`results/allreduce/<model>-<k>gpu.json`). Read on demand
 //! by the directives that show them; a file that is absent or unreadable
 //! is a reason, worded for the build log, not an error of the build.
 
-use cuda_measured_core::{host, peers, profile, repeatability, sanitizer, sass};
+use cuda_measured_core::{allreduce, host, peers, profile, repeatability, sanitizer, sass};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +29,24 @@ pub const RESANITIZE: &str =
 /// How to run the host programs again.
 pub const REHOST: &str =
     "run `bench/gpu-session.sh OUTDIR host` on a GPU machine and commit results/host/";
+
+/// The command that makes the all-reduce report over `gpus` GPUs.
+pub fn allreduce_command(gpus: usize) -> String {
+    format!("cuda-runner allreduce --gpus {gpus}")
+}
+
+/// How to make the all-reduce report over `gpus` GPUs again.
+pub fn reallreduce(gpus: usize) -> String {
+    let machine = if gpus == 1 {
+        "a GPU".to_string()
+    } else {
+        format!("{gpus} GPUs")
+    };
+    format!(
+        "run `{}` in the book's root on a machine with {machine} and commit results/allreduce/",
+        allreduce_command(gpus)
+    )
+}
 
 /// The folder of stored reports (the results store).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +92,16 @@ impl StoredReports {
     /// The repeatability report, or why there is none.
     pub fn repeatability(&self) -> Result<repeatability::Report, String> {
         self.load("repeatability.json")
+    }
+
+    /// The all-reduce report over `gpus` GPUs of the book's target GPU
+    /// model, or why there is none.
+    pub fn allreduce(&self, gpus: usize) -> Result<allreduce::report::Report, String> {
+        let target = cuda_measured_core::limits::KnownGpu::target().name;
+        self.load_or(
+            &allreduce::report::relative_path(target, gpus),
+            &reallreduce(gpus),
+        )
     }
 
     /// The SASS listing of example `id`, or why there is none.

@@ -90,3 +90,45 @@ pub(crate) fn chapter(path: &str, content: &str) -> ChapterText {
 pub(crate) fn catalog_of(settings: &Settings, text: &str) -> Catalog {
     Catalog::build(settings, &[chapter("ch.md", text)])
 }
+
+/// The first all-reduce report, made on one H200 (k = 1), as stored: it
+/// was written before reports carried the kernels' key.
+pub(crate) const ALLREDUCE_1GPU: &str =
+    include_str!("../../bench/tuning/allreduce/probe-h200-1gpu/allreduce-1gpu.json");
+
+/// A synthetic all-reduce report over two H200s (the integration test's
+/// fixture), its kernels' key a placeholder.
+pub(crate) const ALLREDUCE_2GPU: &str =
+    include_str!("../tests/fixtures/allreduce/results/allreduce/nvidia-h200-2gpu.json");
+
+/// Stand-ins for the book's `kernels/allreduce/*.cu`.
+pub(crate) const ALLREDUCE_KERNELS: [(&str, &str); 2] = [
+    (
+        "kernels/allreduce/one_shot.cu",
+        "extern \"C\" __global__ void allreduce_one_shot() {}\n",
+    ),
+    (
+        "kernels/allreduce/two_shot.cu",
+        "extern \"C\" __global__ void allreduce_reduce_scatter() {}\n",
+    ),
+];
+
+/// The key of [`ALLREDUCE_KERNELS`].
+pub(crate) fn allreduce_kernels_key() -> String {
+    cuda_measured_core::allreduce::kernels::kernels_key(&ALLREDUCE_KERNELS)
+}
+
+/// The report `text` with its kernels' key set to `key` (or removed).
+pub(crate) fn allreduce_json(text: &str, key: Option<&str>) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_str(text).expect("a report as stored");
+    match key {
+        Some(key) => value["kernels_key"] = key.into(),
+        None => {
+            value
+                .as_object_mut()
+                .expect("a report is an object")
+                .remove("kernels_key");
+        }
+    }
+    value
+}

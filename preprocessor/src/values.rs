@@ -191,6 +191,8 @@ pub enum Value {
     Sanitizer(Box<crate::sanitizer_view::SanitizerView>),
     /// The host programs and what they printed.
     Host(Box<crate::host_view::HostView>),
+    /// An all-reduce report.
+    Allreduce(Box<crate::allreduce_view::AllreduceView>),
     /// Data that is not (currently) measured.
     Unmeasured(String),
     /// A directive that names what the book does not have (a kernel, an
@@ -252,6 +254,7 @@ impl Value {
             Value::Sass(view) => view.stale.clone(),
             Value::Sanitizer(view) => view.problem(),
             Value::Host(view) => view.problem(),
+            Value::Allreduce(view) => view.problem(),
             Value::Peers(p) => stale_problem(&p.file, p.stale.as_deref()),
             Value::Repeatability(r) => stale_problem(&r.file, r.stale.as_deref()),
             Value::Ladder(ladder) => {
@@ -366,6 +369,13 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             crate::sanitizer_view::evaluate(id, check, *size, results)
         }
         Directive::Host { id, size } => crate::host_view::evaluate(id, *size, results),
+        Directive::Allreduce { gpus } => crate::allreduce_view::evaluate(*gpus, results),
+        Directive::AllreduceFigure {
+            gpus,
+            implementation,
+            field,
+            bytes,
+        } => crate::allreduce_view::figure(*gpus, implementation, *field, *bytes, results),
         // A whole stage, laid out by crate::exercise_page where it stands.
         Directive::Exercise { .. } => Value::Unmeasured(
             "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),

@@ -1,7 +1,7 @@
 //! `mdbook-cuda status [--book DIR]`: which examples have current results,
 //! which are stale, missing, broken or not as declared; then the other
 //! stored evidence the directives use (profiles, SASS listings, sanitizer
-//! reports, host runs, peers and repeatability reports), each file with
+//! reports, host runs, peers, repeatability and all-reduce reports), each file with
 //! its state, where it is used, its date and tool, and the command that
 //! makes it again ([`crate::evidence`]); and which directives point at
 //! data that is not measured; read from the store,
@@ -51,7 +51,7 @@ fn print_evidence(evidence: &Evidence) {
                 match r.state {
                     State::Current => String::new(),
                     State::Error => "fix the directive".into(),
-                    State::Stale | State::Missing => r.kind.command().into(),
+                    State::Stale | State::Missing => r.kind.command(),
                 },
             ]
         })

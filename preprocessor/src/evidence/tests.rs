@@ -324,3 +324,56 @@ fn the_pass_gathers_the_evidence() {
         pass.chapters[0]
     );
 }
+
+// Each all-reduce report is one file, however many directives read it:
+// current, stale (made for other kernels) or missing, each with the
+// command for its own GPU count, and the remedy names the machines.
+#[test]
+fn all_reduce_reports() {
+    use crate::test_support::{
+        ALLREDUCE_1GPU, ALLREDUCE_2GPU, ALLREDUCE_KERNELS, allreduce_json, allreduce_kernels_key,
+    };
+    let (dir, settings) = settings_in(&ALLREDUCE_KERNELS);
+    let text = "# Across GPUs\n\n{{#allreduce 1}}\n\nIt takes {{#allreduce_figure 1 nccl time 8}}.\n\n{{#allreduce 2}}\n\n{{#allreduce 4}}\n";
+    let chapters = [chapter("ch.md", text)];
+    let catalog = Catalog::build(&settings, &chapters);
+    let stored = StoredReports::new(&settings.results, "results").with_root(dir.path());
+    let reports = [
+        (
+            1,
+            allreduce_json(ALLREDUCE_1GPU, Some(&allreduce_kernels_key())),
+        ),
+        (2, allreduce_json(ALLREDUCE_2GPU, Some("old"))),
+    ];
+    for (gpus, report) in reports {
+        let path = settings
+            .results
+            .join(format!("allreduce/nvidia-h200-{gpus}gpu.json"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, report.to_string()).unwrap();
+    }
+    let results = Results::new(&catalog, &[], &stored);
+    let evidence = Evidence::new(&uses(&settings, &catalog, &chapters), &results);
+    let lines: Vec<String> = evidence
+        .rows
+        .iter()
+        .map(|r| format!("{} | {} | {}", line(r), r.kind.word(), r.kind.command()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "current results/allreduce/nvidia-h200-1gpu.json | src/ch.md:3, src/ch.md:5 | 2026-12-01 | cuda-runner 0.1.0, NCCL 2.28.3 | across-gpus | all-reduce report | cuda-runner allreduce --gpus 1",
+            "stale results/allreduce/nvidia-h200-2gpu.json | src/ch.md:7 | 2026-12-03 | cuda-runner 0.1.0, NCCL 2.28.3 | across-gpus | all-reduce report | cuda-runner allreduce --gpus 2",
+            "missing results/allreduce/nvidia-h200-4gpu.json | src/ch.md:9 | — | — | across-gpus | all-reduce report | cuda-runner allreduce --gpus 4",
+        ]
+    );
+    assert_eq!(
+        evidence.remedy().as_deref(),
+        Some(
+            "To make them: on a machine with 2 GPUs, run cuda-runner allreduce --gpus 2; on a machine with 4 GPUs, run cuda-runner allreduce --gpus 4."
+        )
+    );
+    let table = crate::render::reports::evidence_table(&evidence);
+    let kinds: Vec<&str> = table.rows.iter().map(|r| r[0].text.as_str()).collect();
+    assert_eq!(kinds, ["all-reduce report", "", ""]);
+}

@@ -10,7 +10,8 @@
 //! page's text colour). It scales with the page (`width="100%"`, viewBox)
 //! down to a width where its text is still readable.
 //! Without a font backend plotters only estimates text widths; the browser
-//! lays the `<text>` out with the page's fonts.
+//! lays the `<text>` out with the page's fonts. The all-reduce chart
+//! ([`super::allreduce_chart`]) is drawn with the same parts.
 
 use super::reports::{gbs, ours_label, peers_of};
 use cuda_measured_core::peers::{Report, Timing};
@@ -20,40 +21,40 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Size of the drawing in SVG units (scaled to the page's width).
-const WIDTH: u32 = 960;
-const HEIGHT: u32 = 430;
+pub(super) const WIDTH: u32 = 960;
+pub(super) const HEIGHT: u32 = 430;
 /// Narrower than this, the chart scrolls sideways instead of shrinking
 /// its text below reading size (its wrapper scrolls, see `html.rs`).
 const MIN_WIDTH: u32 = 600;
 /// Height of the legend strip under the panels.
-const LEGEND_HEIGHT: u32 = 44;
+pub(super) const LEGEND_HEIGHT: u32 = 44;
 
 /// Drawn in this colour, an element ends up in `currentColor`.
-const INK: RGBColor = RGBColor(0x01, 0x02, 0x03);
+pub(super) const INK: RGBColor = RGBColor(0x01, 0x02, 0x03);
 const INK_SVG: &str = "#010203";
 
 /// Font sizes as plotters takes them (it writes `size / 1.24` into the SVG).
 const TEXT: u32 = 19;
-const SMALL: u32 = 18;
-const TITLE: u32 = 21;
+pub(super) const SMALL: u32 = 18;
+pub(super) const TITLE: u32 = 21;
 
 /// One implementation's line.
-struct Series {
-    label: String,
+pub(super) struct Series {
+    pub(super) label: String,
     /// The label the legend falls back to when the full ones do not fit
     /// on one row (a peer's `short` name).
-    short: String,
-    colour: RGBColor,
-    width: u32,
+    pub(super) short: String,
+    pub(super) colour: RGBColor,
+    pub(super) width: u32,
     /// Runs of consecutive sizes with a timing: (log2 N, µs, GB/s).
-    runs: Vec<Vec<(f64, f64, f64)>>,
+    pub(super) runs: Vec<Vec<(f64, f64, f64)>>,
 }
 
 /// Mid-tone colours, readable on white and on mdBook's dark themes.
 const OURS_COLOUR: RGBColor = RGBColor(0xE8, 0x71, 0x0A);
 /// `#RRGGBB` as a colour (the ink colour, so the page's text colour, when
 /// it does not parse; `bench/peers/peers.toml` is checked when read).
-fn colour_of(hex: &str) -> RGBColor {
+pub(super) fn colour_of(hex: &str) -> RGBColor {
     let byte = |i: usize| {
         hex.get(i..i + 2)
             .and_then(|h| u8::from_str_radix(h, 16).ok())
@@ -83,7 +84,7 @@ pub fn peers_svg(report: &Report) -> Result<String, String> {
         if cuda_measured_core::problem::lookup(&report.problem).is_some_and(|p| p.rowwise()) {
             x.label = "N (elements per row)";
         }
-        draw_times(&panels[0], &series, &x, &points).map_err(|e| e.to_string())?;
+        draw_times(&panels[0], &series, &x, &points, TIME_CAPTION).map_err(|e| e.to_string())?;
         draw_bandwidth(&panels[1], &series, &x, &points, report).map_err(|e| e.to_string())?;
         draw_legend(&legend, &series).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
@@ -133,11 +134,13 @@ fn series_of(report: &Report) -> Vec<Series> {
 
 /// The N axis: log2 of the sizes, a label at every power of two (every
 /// second one when the range is wide).
-struct XAxis {
-    range: std::ops::Range<f64>,
-    ticks: Vec<f64>,
+pub(super) struct XAxis {
+    pub(super) range: std::ops::Range<f64>,
+    pub(super) ticks: Vec<f64>,
     /// `N (elements)`, or `N (elements per row)` for a row-wise problem.
-    label: &'static str,
+    pub(super) label: &'static str,
+    /// A tick's label from its log2 value: `2^20`.
+    pub(super) format: fn(&f64) -> String,
 }
 
 fn x_axis(points: &[(f64, f64, f64)]) -> XAxis {
@@ -153,12 +156,13 @@ fn x_axis(points: &[(f64, f64, f64)]) -> XAxis {
         range: (lo - 0.5)..(hi + 0.5),
         ticks,
         label: "N (elements)",
+        format: power_label,
     }
 }
 
 /// An axis with the ticks given, labelled through the chart's formatter
 /// (plotters' own `with_key_points` has no default label formatting).
-struct Ticked<R> {
+pub(super) struct Ticked<R> {
     inner: R,
     ticks: Vec<f64>,
 }
@@ -180,14 +184,17 @@ impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
     }
 }
 
-fn ticked<R: Ranged<ValueType = f64>>(inner: impl Into<R>, ticks: Vec<f64>) -> Ticked<R> {
+pub(super) fn ticked<R: Ranged<ValueType = f64>>(
+    inner: impl Into<R>,
+    ticks: Vec<f64>,
+) -> Ticked<R> {
     Ticked {
         inner: inner.into(),
         ticks,
     }
 }
 
-fn font(size: u32) -> TextStyle<'static> {
+pub(super) fn font(size: u32) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&INK)
 }
 
@@ -213,7 +220,7 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// A tick value without needless decimals: `5`, `200`, `0.5`.
-fn tick_label(v: &f64) -> String {
+pub(super) fn tick_label(v: &f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{v:.0}")
     } else {
@@ -221,19 +228,25 @@ fn tick_label(v: &f64) -> String {
     }
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-type DrawResult = Result<(), DrawingAreaErrorKind<std::io::Error>>;
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+pub(super) type DrawResult = Result<(), DrawingAreaErrorKind<std::io::Error>>;
 
-fn draw_times(
+/// The time panel's caption.
+pub(super) const TIME_CAPTION: &str = "median time, µs (log scale)";
+
+/// The panel of median time against N, log–log, one line per series,
+/// under `caption`.
+pub(super) fn draw_times(
     area: &Area<'_>,
     series: &[Series],
     x: &XAxis,
     points: &[(f64, f64, f64)],
+    caption: &str,
 ) -> DrawResult {
     let lo = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min) / 1.3;
     let hi = points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.3;
     let mut chart = ChartBuilder::on(area)
-        .caption("median time, µs (log scale)", font(TITLE))
+        .caption(caption, font(TITLE))
         .margin(12)
         .x_label_area_size(54)
         .y_label_area_size(66)
@@ -243,7 +256,7 @@ fn draw_times(
         )?;
     chart
         .configure_mesh()
-        .x_label_formatter(&power_label)
+        .x_label_formatter(&x.format)
         .y_label_formatter(&tick_label)
         .x_desc(x.label)
         .label_style(font(SMALL))
@@ -301,7 +314,7 @@ fn draw_bandwidth(
         )?;
     chart
         .configure_mesh()
-        .x_label_formatter(&power_label)
+        .x_label_formatter(&x.format)
         .y_label_formatter(&tick_label)
         .y_labels(7)
         .x_desc(x.label)
@@ -349,7 +362,7 @@ fn draw_bandwidth(
 }
 
 /// One run of a series: the line and a dot at each measured size.
-fn draw_line<'a, X, Y>(
+pub(super) fn draw_line<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     s: &Series,
     line: Vec<(f64, f64)>,
@@ -370,7 +383,7 @@ where
 }
 
 /// One row of legend entries, centred under both panels.
-fn draw_legend(area: &Area<'_>, series: &[Series]) -> DrawResult {
+pub(super) fn draw_legend(area: &Area<'_>, series: &[Series]) -> DrawResult {
     const SWATCH: i32 = 28;
     const GAP: i32 = 10;
     const SPACING: i32 = 34;
@@ -430,7 +443,7 @@ fn title_of(report: &Report, series: &[Series]) -> String {
 /// takes text colour from the page, has a title, keeps each `<text>` on
 /// one line, and holds no blank line (which would end the HTML block it
 /// sits in).
-fn finish(svg: &str, title: &str) -> String {
+pub(super) fn finish(svg: &str, title: &str) -> String {
     let body = svg
         .split_once('\n')
         .map_or(svg, |(_, rest)| rest)

@@ -219,6 +219,7 @@ pub fn value(value: &Value, alone: bool) -> String {
         Value::Sass(view) => super::sass::html(view),
         Value::Sanitizer(view) => super::sanitizer::html(view),
         Value::Host(view) => super::host::html(view),
+        Value::Allreduce(view) => super::allreduce::html(view),
         Value::Ladder(ladder) => ladder_chart(ladder),
         Value::Peers(peers) => peers_panel(peers),
         Value::Repeatability(report) => repeatability_panel(report),
@@ -391,7 +392,7 @@ fn evidence_panel(evidence: &crate::evidence::Evidence) -> Markup {
 }
 
 /// A table of a stored report, with the notes of the marks it uses.
-fn report_table(t: &Table) -> Markup {
+pub(super) fn report_table(t: &Table) -> Markup {
     html! {
         div.cm-table {
             table.cm-sizes {

@@ -105,7 +105,7 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
 }
 
 /// Text made safe for one table cell or line: no pipes, no newlines.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|")
         .replace("\r\n", " ")
         .replace('\n', " ")
@@ -127,6 +127,7 @@ pub fn value(value: &Value, alone: bool) -> String {
                 Value::Sass(view) => super::sass::markdown(view),
                 Value::Sanitizer(view) => super::sanitizer::markdown(view),
                 Value::Host(view) => super::host::markdown(view),
+                Value::Allreduce(view) => super::allreduce::markdown(view),
                 Value::Figure { .. } | Value::Unmeasured(_) | Value::Mistake(_) => {
                     unreachable!("matched above")
                 }
@@ -187,7 +188,7 @@ fn status_table(page: &StatusPage) -> String {
 
 /// A stored report's table: text columns left, figures right; then the
 /// notes of the marks it uses.
-fn table(t: &Table) -> String {
+pub(super) fn table(t: &Table) -> String {
     let numeric = |i: usize| {
         t.rows.iter().all(|row| {
             row[i].text == "—"

@@ -5,9 +5,12 @@
 //! reports' rows and captions, and the rows of the status page, come from
 //! [`reports`] for both targets, the peers chart is an SVG drawn by
 //! [`chart`], a `{{#sass}}` listing is laid out by [`sass`], a
-//! `{{#sanitizer}}` report by [`sanitizer`] and the host programs of
-//! `{{#host}}` by [`host`].
+//! `{{#sanitizer}}` report by [`sanitizer`], the host programs of
+//! `{{#host}}` by [`host`], and an `{{#allreduce}}` report by
+//! [`allreduce`] with its chart by [`allreduce_chart`].
 
+pub mod allreduce;
+pub mod allreduce_chart;
 pub mod chart;
 pub mod exercise;
 pub mod host;

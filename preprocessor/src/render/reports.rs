@@ -69,14 +69,14 @@ pub struct Cell {
 }
 
 impl Cell {
-    fn new(text: impl Into<String>) -> Self {
+    pub(super) fn new(text: impl Into<String>) -> Self {
         Cell {
             text: text.into(),
             title: None,
         }
     }
 
-    fn titled(text: impl Into<String>, title: impl Into<String>) -> Self {
+    pub(super) fn titled(text: impl Into<String>, title: impl Into<String>) -> Self {
         Cell {
             text: text.into(),
             title: Some(title.into()),
@@ -84,7 +84,7 @@ impl Cell {
     }
 
     /// The empty cell: no figure for this size.
-    fn none() -> Self {
+    pub(super) fn none() -> Self {
         Cell::new("—")
     }
 }
@@ -484,12 +484,12 @@ pub fn evidence_table(evidence: &Evidence) -> Table {
         .rows
         .iter()
         .map(|r| {
-            let kind = if last == Some(r.kind) {
+            let kind = if last == Some(r.kind.word()) {
                 Cell::new("")
             } else {
                 Cell::new(r.kind.word())
             };
-            last = Some(r.kind);
+            last = Some(r.kind.word());
             let state = match &r.reason {
                 Some(reason) => Cell::titled(r.state.word(), reason),
                 None => Cell::new(r.state.word()),

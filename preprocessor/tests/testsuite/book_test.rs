@@ -12,7 +12,9 @@
 //! comparison's `ours_key`) may name an example's current key as
 //! `"@current:ID"`, and any result may store `"method_version":
 //! "@current"` for the runner's current measuring-method version, so that
-//! hand-written fixtures do not turn stale when the method changes.
+//! hand-written fixtures do not turn stale when the method changes. An
+//! all-reduce report may store `"kernels_key": "@allreduce-kernels"` for
+//! the key of the fixture's own `kernels/allreduce/*.cu`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,9 @@ const CURRENT_KEY_OF: &str = "\"@current:";
 
 /// Placeholder for the runner's current method version.
 const CURRENT_METHOD: &str = "\"method_version\": \"@current\"";
+
+/// Placeholder for the key of the fixture's all-reduce kernels.
+const ALLREDUCE_KERNELS: &str = "\"@allreduce-kernels\"";
 
 /// A fixture book in a temporary folder.
 pub struct BookTest {
@@ -119,6 +124,13 @@ impl BookTest {
                 text = text.replace(
                     CURRENT_METHOD,
                     &format!("\"method_version\": {}", cuda_measured_core::METHOD_VERSION),
+                );
+                std::fs::write(&path, &text).expect("write fixture result");
+            }
+            if text.contains(ALLREDUCE_KERNELS) {
+                text = text.replace(
+                    ALLREDUCE_KERNELS,
+                    &format!("\"{}\"", allreduce_kernels_key(self.root())),
                 );
                 std::fs::write(&path, &text).expect("write fixture result");
             }
@@ -263,6 +275,21 @@ pub fn mdbook_binary() -> PathBuf {
         return tools;
     }
     PathBuf::from("mdbook")
+}
+
+/// The key of the all-reduce kernels under `root`, as a page computes it.
+pub fn allreduce_kernels_key(root: &Path) -> String {
+    use cuda_measured_core::allreduce::kernels::{KERNEL_FILES, kernels_key};
+    let texts: Vec<(&str, String)> = KERNEL_FILES
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(root.join(path))
+                .unwrap_or_else(|e| panic!("fixture kernel {path}: {e}"));
+            (*path, text)
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    kernels_key(&files)
 }
 
 /// `text` with every `"@current:ID"` replaced by the quoted key of ID.

@@ -3,6 +3,7 @@
 //! [`book_test`]), one module per concern, snapshots of the chapter HTML
 //! between `<main>` and `</main>`.
 
+mod allreduce;
 mod author;
 mod book_test;
 mod compiling;

@@ -8,7 +8,7 @@ use regex::Regex;
 /// The chart's SVG replaced by the texts it shows, in drawing order: the
 /// snapshot then reads as what a reader sees (titles, ticks, line labels,
 /// legend) without the path coordinates.
-fn redact_charts(html: &str) -> String {
+pub(crate) fn redact_charts(html: &str) -> String {
     let chart = Regex::new(r#"(?s)<svg class="cm-chart"(.*?)</svg>"#).unwrap();
     let text = Regex::new(r"(?s)<text[^>]*>\s*([^<]*?)\s*</text>").unwrap();
     chart

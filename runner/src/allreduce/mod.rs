@@ -164,6 +164,10 @@ pub fn run(options: &Options) -> Result<Report> {
         schema: report::SCHEMA_VERSION,
         measured_at: cuda_measured_core::record::now_rfc3339(),
         runner: env!("CARGO_PKG_VERSION").to_string(),
+        kernels_key: Some(cuda_measured_core::allreduce::kernels::kernels_key(&[
+            ours::Shot::One.source(),
+            ours::Shot::Two.source(),
+        ])),
         ranks: count,
         gpus: ranks.iter().map(|r| r.gpu.clone()).collect(),
         link: Link {

@@ -29,7 +29,7 @@ pub enum Shot {
 }
 
 impl Shot {
-    fn source(self) -> (&'static str, &'static str) {
+    pub(super) fn source(self) -> (&'static str, &'static str) {
         match self {
             Shot::One => (
                 "kernels/allreduce/one_shot.cu",
@@ -257,5 +257,36 @@ mod tests {
                 assert_eq!(entry.params, passed(shot), "{kernel}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::Shot;
+
+    // The key the runner writes into its reports is the one a page
+    // computes from kernels/allreduce/ as they are now, so a report of
+    // these very kernels is current and an edited kernel makes it stale.
+    #[test]
+    fn the_reports_kernels_key_is_the_pages() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let on_disk: Vec<(String, String)> = cuda_measured_core::allreduce::kernels::KERNEL_FILES
+            .iter()
+            .map(|f| {
+                let text = std::fs::read_to_string(format!("{root}/{f}")).unwrap();
+                (f.to_string(), text)
+            })
+            .collect();
+        let on_disk: Vec<(&str, &str)> = on_disk
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            cuda_measured_core::allreduce::kernels::kernels_key(&[
+                Shot::One.source(),
+                Shot::Two.source()
+            ]),
+            cuda_measured_core::allreduce::kernels::kernels_key(&on_disk)
+        );
     }
 }

@@ -5,7 +5,8 @@
 //! between them ([`chunks`]), the all-reduces a sweep runs
 //! ([`implementations`]), nccl-tests' bandwidths ([`bandwidth`]), the
 //! pure parts of the timing method ([`timing`]), where NCCL's library is
-//! looked for ([`nccl_library`]) and the versioned JSON report
+//! looked for ([`nccl_library`]), the key of the kernels' sources a report
+//! was measured with ([`kernels`]) and the versioned JSON report
 //! ([`report`]). `cuda-runner allreduce` does the GPU work with them.
 
 pub mod bandwidth;
@@ -13,6 +14,7 @@ pub mod check;
 pub mod chunks;
 pub mod implementations;
 pub mod inputs;
+pub mod kernels;
 pub mod nccl_library;
 pub mod report;
 pub mod sizes;

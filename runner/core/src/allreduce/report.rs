@@ -21,6 +21,11 @@ pub struct Report {
     pub measured_at: String,
     /// The runner's version.
     pub runner: String,
+    /// [`super::kernels::kernels_key`] of the kernel sources built into the
+    /// runner (`kernels/allreduce/*.cu`); absent in reports written before
+    /// it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernels_key: Option<String>,
     /// Ranks, one per GPU.
     pub ranks: usize,
     /// Every rank's GPU, in rank order.
@@ -292,6 +297,7 @@ mod tests {
             schema: SCHEMA_VERSION,
             measured_at: "2026-12-02T10:00:00Z".into(),
             runner: "0.1.0".into(),
+            kernels_key: Some("k".repeat(64)),
             ranks: 1,
             gpus: vec![RankGpu {
                 rank: 0,
@@ -399,6 +405,19 @@ mod tests {
         assert!(text.contains("\"got\": \"NaN\""));
         assert!(text.contains("\"max_abs_error\": \"Infinity\""));
         assert_eq!(back.rows[0].timing, report.rows[0].timing);
+    }
+
+    // A report written before reports carried the kernels' key (the first
+    // run, on one H200) still reads, without one; a new one writes it.
+    #[test]
+    fn reports_before_the_kernels_key_still_read() {
+        let first: Report = serde_json::from_str(include_str!(
+            "../../../../bench/tuning/allreduce/probe-h200-1gpu/allreduce-1gpu.json"
+        ))
+        .expect("the first report reads");
+        assert_eq!((first.ranks, first.kernels_key), (1, None));
+        let value = serde_json::to_value(report()).unwrap();
+        assert_eq!(value["kernels_key"], "k".repeat(64));
     }
 
     // The check's tally sits beside `pass` in the JSON, not nested.

@@ -1,0 +1,242 @@
+//! `{{#allreduce GPUS}}`: the all-reduce across GPUS GPUs of the book's
+//! target GPU model, read from the report `cuda-runner allreduce --gpus
+//! GPUS` writes on a machine with that many GPUs
+//! (`results/allreduce/<model>-<GPUS>gpu.json`); and
+//! `{{#allreduce_figure GPUS IMPL FIELD SIZE}}`, one figure of it.
+//!
+//! A report is current while it is of the schema this preprocessor reads
+//! ([`SCHEMA_VERSION`]), of GPUS GPUs of the target model, and its
+//! `kernels_key` is the key of `kernels/allreduce/*.cu` as they are now
+//! ([`kernels::kernels_key`]). One that is not is shown greyed, saying
+//! why; a missing one renders "not measured" with the command that makes
+//! it. Either fails the strict build and waits in the author's build: a
+//! run on a machine with GPUS GPUs settles it.
+
+use crate::directives::AllreduceField;
+use crate::figures;
+use crate::stored::{StoredReports, reallreduce};
+use crate::values::{Results, Value};
+use cuda_measured_core::allreduce::kernels::{self, KERNEL_FILES};
+use cuda_measured_core::allreduce::report::{Report, Row, SCHEMA_VERSION, relative_path};
+use cuda_measured_core::allreduce::sizes::format_bytes;
+use cuda_measured_core::limits::KnownGpu;
+
+mod topology;
+pub use topology::link_summary;
+
+/// An `{{#allreduce}}` as a page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AllreduceView {
+    /// GPUs of the run.
+    pub gpus: usize,
+    /// The report's file as messages show it.
+    pub file: String,
+    /// The report, or why there is none (with the command that makes it).
+    pub stored: Result<Stored, String>,
+}
+
+/// A stored report and whether it still describes the book.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// The report.
+    pub report: Report,
+    /// Why it no longer describes the book's kernels or the runner's
+    /// schema, or `None` when current.
+    pub stale: Option<String>,
+}
+
+impl AllreduceView {
+    /// Why this makes a strict build fail: the report is missing, cannot
+    /// be read, or is stale.
+    pub fn problem(&self) -> Option<String> {
+        match &self.stored {
+            Err(reason) => Some(reason.clone()),
+            Ok(Stored {
+                stale: Some(reason),
+                ..
+            }) => Some(format!(
+                "{}: {reason}; {}",
+                self.file,
+                reallreduce(self.gpus)
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// `All-reduce over 2 GPUs`, the heading's start.
+    pub fn title(&self) -> String {
+        format!("All-reduce (f32 sum) over {}", gpu_count(self.gpus))
+    }
+}
+
+/// `1 GPU`, `2 GPUs`.
+pub fn gpu_count(gpus: usize) -> String {
+    if gpus == 1 {
+        "1 GPU".into()
+    } else {
+        format!("{gpus} GPUs")
+    }
+}
+
+/// Reads and judges the report over `gpus` GPUs.
+pub fn view(gpus: usize, results: &Results<'_>) -> AllreduceView {
+    let target = KnownGpu::target().name;
+    let stored = results.stored();
+    AllreduceView {
+        gpus,
+        file: stored.shown(&relative_path(target, gpus)),
+        stored: stored.allreduce(gpus).map(|report| Stored {
+            stale: staleness(&report, gpus, target, &kernels_key_now(stored)),
+            report,
+        }),
+    }
+}
+
+/// Evaluates `{{#allreduce}}`.
+pub fn evaluate(gpus: usize, results: &Results<'_>) -> Value {
+    Value::Allreduce(Box::new(view(gpus, results)))
+}
+
+/// Whether an `{{#allreduce}}` or `{{#allreduce_figure}}` waits only for a
+/// run on a machine with `gpus` GPUs: its report is missing, unreadable or
+/// stale. (A figure of a current report that lacks the size or
+/// implementation does not wait: the default sweep would not make it.)
+pub fn awaits_report(gpus: usize, results: &Results<'_>) -> bool {
+    view(gpus, results).problem().is_some()
+}
+
+/// Evaluates `{{#allreduce_figure}}`: one figure of a current report.
+pub fn figure(
+    gpus: usize,
+    implementation: &str,
+    field: AllreduceField,
+    bytes: u64,
+    results: &Results<'_>,
+) -> Value {
+    let view = view(gpus, results);
+    let report = match &view.stored {
+        Ok(Stored {
+            report,
+            stale: None,
+        }) => report,
+        _ => return Value::Unmeasured(view.problem().unwrap_or_default()),
+    };
+    let size = format_bytes(bytes);
+    let Some(row) = row_of(report, implementation, bytes) else {
+        let sizes: Vec<String> = report
+            .rows
+            .iter()
+            .filter(|r| r.implementation == implementation)
+            .map(|r| format_bytes(r.bytes))
+            .collect();
+        return Value::Unmeasured(if sizes.is_empty() {
+            format!("{} has no {implementation} rows", view.file)
+        } else {
+            format!(
+                "{} has no {implementation} at {size}: its sizes are {}",
+                view.file,
+                sizes.join(", ")
+            )
+        });
+    };
+    let Some(t) = &row.timing else {
+        let why = row.error.as_deref().unwrap_or("not timed");
+        return Value::Unmeasured(format!(
+            "{implementation} at {size} in {} has no figure: {why}",
+            view.file
+        ));
+    };
+    let text = match field {
+        AllreduceField::Time => figures::time_us(t.median_us),
+        AllreduceField::Algbw => figures::gbs(t.algbw_gbs),
+        AllreduceField::Busbw => figures::gbs(t.busbw_gbs),
+    };
+    let mut title = format!(
+        "{implementation} all-reduce of {size} over {}, hot, the slowest rank's median; measured {}",
+        gpus_of(report),
+        figures::date(&report.measured_at)
+    );
+    if field == AllreduceField::Busbw
+        && let Some(note) = &report.busbw_note
+    {
+        title.push_str(&format!("; {note}"));
+    }
+    Value::Figure { text, title }
+}
+
+/// The row of `implementation` at `bytes`.
+pub fn row_of<'a>(report: &'a Report, implementation: &str, bytes: u64) -> Option<&'a Row> {
+    report
+        .rows
+        .iter()
+        .find(|r| r.implementation == implementation && r.bytes == bytes)
+}
+
+/// `2 × NVIDIA H200`, or every rank's GPU when they differ.
+pub fn gpus_of(report: &Report) -> String {
+    let mut names: Vec<&str> = report.gpus.iter().map(|g| g.name.as_str()).collect();
+    names.dedup();
+    match names.as_slice() {
+        [one] => format!("{} × {one}", report.ranks),
+        _ => names.join(" + "),
+    }
+}
+
+/// The key of the all-reduce kernels as they are now in the book, or why
+/// they cannot be read.
+fn kernels_key_now(stored: &StoredReports) -> Result<String, String> {
+    let mut texts = Vec::new();
+    for path in KERNEL_FILES {
+        let bytes = stored.book_file(path)?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text"))?;
+        texts.push((path, text));
+    }
+    let files: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    Ok(kernels::kernels_key(&files))
+}
+
+/// Why `report` no longer describes a run of `gpus` GPUs of `target` with
+/// the kernels whose key is `key_now`, or `None`.
+fn staleness(
+    report: &Report,
+    gpus: usize,
+    target: &str,
+    key_now: &Result<String, String>,
+) -> Option<String> {
+    let mut reasons = Vec::new();
+    if report.schema != SCHEMA_VERSION {
+        reasons.push(format!(
+            "written as report schema v{}; this preprocessor reads v{SCHEMA_VERSION}",
+            report.schema
+        ));
+    }
+    if report.ranks != gpus {
+        reasons.push(format!(
+            "it holds a run over {}, not {}",
+            gpu_count(report.ranks),
+            gpu_count(gpus)
+        ));
+    }
+    if let Some(other) = report.gpus.iter().find(|g| g.name != target) {
+        reasons.push(format!(
+            "measured on {}, not on the book's {target}",
+            other.name
+        ));
+    }
+    match (&report.kernels_key, key_now) {
+        (None, _) => reasons.push(
+            "written before reports recorded the key of the all-reduce kernels (kernels/allreduce/)"
+                .into(),
+        ),
+        (Some(_), Err(why)) => reasons.push(format!(
+            "{why}, so whether the all-reduce kernels changed since it was measured is not known"
+        )),
+        (Some(then), Ok(now)) if then != now => reasons
+            .push("the all-reduce kernels (kernels/allreduce/) changed since it was measured".into()),
+        (Some(_), Ok(_)) => {}
+    }
+    (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
+#[cfg(test)]
+mod tests;

@@ -145,10 +145,11 @@ impl Timer {
         data_dir: Option<&std::path::Path>,
     ) -> anyhow::Result<Self> {
         const SOURCE: &str = include_str!("support_kernels.cu");
+        let options = crate::compile::BASE_OPTIONS.join(" ");
         let name = format!(
             "support-{arch}-{}-{:016x}",
             crate::compile::nvrtc_version().unwrap_or_default(),
-            xxhash_rust::xxh3::xxh3_64(SOURCE.as_bytes())
+            xxhash_rust::xxh3::xxh3_64(format!("{options}\n{SOURCE}").as_bytes())
         );
         let cubin = crate::problem::cache::once_per_session_bytes(data_dir, &name, || {
             crate::compile::compile_source(

@@ -69,6 +69,18 @@ impl Staging {
     }
 }
 
+impl Drop for Staging {
+    // The chunks are freed only once the GPU has taken their last bytes:
+    // an upload cut short by an error (no memory for the next input) may
+    // leave copies queued, and freeing page-locked memory under a running
+    // DMA is not promised to wait for it.
+    fn drop(&mut self) {
+        for (_, copied_out) in &self.slots {
+            let _ = copied_out.synchronize();
+        }
+    }
+}
+
 /// `dst.copy_from_slice(src)` split over a few threads: one thread copying
 /// into page-locked memory runs well below what the DMA takes.
 fn parallel_copy(dst: &mut [u8], src: &[u8]) {

@@ -356,7 +356,7 @@ pub fn peers_caption(report: &PeersReport) -> String {
 pub fn repeatability_facts(report: &RepeatReport) -> String {
     let gpus = match report.same_gpu {
         Some(true) => " · both runs on one GPU",
-        Some(false) => " · the runs on two GPUs of this model",
+        Some(false) => " · the runs not all on one GPU (several of this model)",
         None => "",
     };
     format!(

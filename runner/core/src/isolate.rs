@@ -254,8 +254,17 @@ pub struct OwnedJob {
 /// Asks `cuda-runner device --json` for the GPU's facts; `None` when there
 /// is no usable GPU (no driver, no device, or the probe failed).
 pub fn probe_gpu(runner_exe: &Path) -> Option<GpuFacts> {
+    probe_gpu_seeing(runner_exe, None)
+}
+
+/// [`probe_gpu`] with the runner shown only `visible_device` (a lane's
+/// GPU, [`visible_device`]) when given.
+pub fn probe_gpu_seeing(runner_exe: &Path, visible_device: Option<&str>) -> Option<GpuFacts> {
     let mut command = Command::new(runner_exe);
     command.args(["device", "--json"]);
+    if let Some(device) = visible_device {
+        command.env("CUDA_VISIBLE_DEVICES", device);
+    }
     crate::lifetime::die_with_this_process(&mut command);
     let finished = run_limited(&mut command, Duration::from_secs(60), 1 << 20, 0).ok()?;
     if !finished.status?.success() {

@@ -58,7 +58,8 @@ pub struct Report {
     pub keys: BTreeMap<String, String>,
     /// Whether both runs were on one physical GPU: `Some(true)` when every
     /// compared pair of records names the same GPU UUID, `Some(false)`
-    /// when some pair names two, `None` when the records do not say.
+    /// when some pair names two (two GPUs, or a run spread over several),
+    /// `None` when the records do not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_gpu: Option<bool>,
     /// Rows, by example and size.

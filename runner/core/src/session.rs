@@ -102,30 +102,47 @@ impl Bench for IsolatedBench {
     }
 
     // One lane per GPU the runner sees, at most CUDA_MEASURED_GPUS of
-    // them; the lanes share the session's data folder (prepared data is
-    // the same on every GPU; each GPU measures its own ceilings).
+    // them, each probed on its own: a GPU that does not answer, or is not
+    // the model the session probed first, gets no lane (its children
+    // would fail at once and drain the queue with failure records, or file
+    // records under another model). Each lane names its own GPU in the
+    // records of children that never report theirs. The lanes share the
+    // session's data folder (prepared data is the same on every GPU; each
+    // GPU measures its own ceilings).
     fn lanes(&mut self) -> Vec<Box<dyn Bench + Send>> {
+        let Some(first) = self.probed.clone() else {
+            return Vec::new();
+        };
         if self.visible_device.is_some() {
             return Vec::new();
         }
-        let cap = std::env::var(GPUS_VAR)
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .unwrap_or(usize::MAX);
+        let cap = match std::env::var(GPUS_VAR) {
+            Ok(v) => v.trim().parse::<usize>().unwrap_or_else(|_| {
+                eprintln!("[cuda] {GPUS_VAR}={v} is not a number of GPUs; measuring on every GPU");
+                usize::MAX
+            }),
+            Err(_) => usize::MAX,
+        };
         let count = isolate::probe_gpu_count(&self.runner).min(cap);
         if count < 2 {
             return Vec::new();
         }
         let inherited = std::env::var("CUDA_VISIBLE_DEVICES").ok();
-        (0..count)
+        let lanes: Vec<Box<dyn Bench + Send>> = (0..count)
             .filter_map(|lane| isolate::visible_device(lane, inherited.as_deref()))
-            .map(|device| {
-                Box::new(IsolatedBench {
-                    visible_device: Some(device),
-                    ..self.clone()
-                }) as Box<dyn Bench + Send>
+            .filter_map(|device| {
+                let facts = isolate::probe_gpu_seeing(&self.runner, Some(&device))?;
+                (facts.name == first.name && facts.compute_capability == first.compute_capability)
+                    .then(|| {
+                        Box::new(IsolatedBench {
+                            visible_device: Some(device),
+                            probed: Some(facts),
+                            ..self.clone()
+                        }) as Box<dyn Bench + Send>
+                    })
             })
-            .collect()
+            .collect();
+        if lanes.len() < 2 { Vec::new() } else { lanes }
     }
 
     fn describe(&self) -> String {
@@ -282,13 +299,19 @@ fn side_by_side(
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(index) else { break };
-                    // The session's thread outlives the lanes' sends.
-                    let _ = tx.send(LaneNews::Measuring { index, lane });
+                    // A send fails only when the session's thread has
+                    // stopped listening (it panicked): measure no more.
+                    if tx.send(LaneNews::Measuring { index, lane }).is_err() {
+                        break;
+                    }
                     let record = bench.measure(job.example, job.key, job.limit);
-                    let _ = tx.send(LaneNews::Measured {
+                    let news = LaneNews::Measured {
                         index,
                         record: Box::new(record),
-                    });
+                    };
+                    if tx.send(news).is_err() {
+                        break;
+                    }
                 }
             });
         }
@@ -424,14 +447,19 @@ mod tests {
     /// records and takes a little time, so that both lanes are busy.
     struct TwoGpus;
 
-    struct Lane(usize);
+    /// A lane whose first measurement waits until the other lane has
+    /// started one too, so that both lanes surely take work.
+    struct Lane(usize, std::sync::Arc<std::sync::Barrier>, bool);
 
     impl Bench for Lane {
         fn probe(&mut self) -> Option<GpuFacts> {
             None
         }
         fn measure(&mut self, example: &Example, key: &str, _limit: Duration) -> Record {
-            std::thread::sleep(Duration::from_millis(20));
+            if !self.2 {
+                self.2 = true;
+                self.1.wait();
+            }
             Record::failure(example, key, Status::Pass, format!("lane {}", self.0), "")
         }
         fn describe(&self) -> String {
@@ -454,7 +482,11 @@ mod tests {
             "two stand-in GPUs".into()
         }
         fn lanes(&mut self) -> Vec<Box<dyn Bench + Send>> {
-            vec![Box::new(Lane(0)), Box::new(Lane(1))]
+            let both = std::sync::Arc::new(std::sync::Barrier::new(2));
+            vec![
+                Box::new(Lane(0, both.clone(), false)),
+                Box::new(Lane(1, both, false)),
+            ]
         }
     }
 
@@ -556,5 +588,68 @@ mod probe_tests {
         assert_eq!(first.as_ref().map(|g| g.name.as_str()), Some("NVIDIA H200"));
         assert_eq!(bench.probe(), first);
         assert_eq!(std::fs::read_to_string(&calls).unwrap(), "probe\n");
+    }
+
+    /// A stand-in runner that sees `models.len()` GPUs and answers
+    /// `device --json` for the one CUDA_VISIBLE_DEVICES shows with that
+    /// model (an empty name: the GPU does not answer).
+    fn runner_with_gpus(dir: &std::path::Path, models: &[&str]) -> std::path::PathBuf {
+        let facts = |name: &str| {
+            format!(
+                "{{\"name\": \"{name}\", \"compute_capability\": \"9.0\", \"sm_count\": 132, \"l2_bytes\": 1, \"memory_bytes\": 1, \"peak_gbs\": 4800.0, \"peak_source\": \"datasheet\", \"driver\": \"0\", \"cuda_driver_api\": \"13.0\", \"nvrtc\": \"13.0\"}}"
+            )
+        };
+        let mut script = format!(
+            "#!/bin/sh\nif [ \"$2\" = \"--count\" ]; then echo {}; exit 0; fi\ncase \"${{CUDA_VISIBLE_DEVICES:-0}}\" in\n",
+            models.len()
+        );
+        for (i, m) in models.iter().enumerate() {
+            if m.is_empty() {
+                script += &format!("  {i}) exit 1;;\n");
+            } else {
+                script += &format!("  {i}) echo '{}';;\n", facts(m));
+            }
+        }
+        script += "esac\n";
+        let runner = dir.join("runner");
+        std::fs::write(&runner, script).unwrap();
+        std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
+        runner
+    }
+
+    // Every GPU that answers as the first one did gets a lane, naming its
+    // own facts; a GPU that does not answer, or is another model, gets
+    // none, and one lane left is no side-by-side session at all.
+    #[test]
+    fn lanes_are_the_gpus_that_answer_as_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bench = IsolatedBench::new(runner_with_gpus(
+            dir.path(),
+            &["NVIDIA H200", "NVIDIA H200", "NVIDIA H200"],
+        ));
+        assert!(bench.probe().is_some());
+        assert_eq!(bench.lanes().len(), 3);
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut bench = IsolatedBench::new(runner_with_gpus(
+            dir.path(),
+            &["NVIDIA H200", "NVIDIA H100 PCIe", "", "NVIDIA H200"],
+        ));
+        assert!(bench.probe().is_some());
+        let mut lanes = bench.lanes();
+        assert_eq!(lanes.len(), 2);
+        assert!(
+            lanes
+                .iter_mut()
+                .all(|l| l.probe().unwrap().name == "NVIDIA H200")
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut bench = IsolatedBench::new(runner_with_gpus(
+            dir.path(),
+            &["NVIDIA H200", "NVIDIA H100 PCIe"],
+        ));
+        assert!(bench.probe().is_some());
+        assert!(bench.lanes().is_empty());
     }
 }

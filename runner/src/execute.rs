@@ -158,8 +158,8 @@ fn run_into(
     let mut timer = Timer::new(
         &ctx,
         &arch,
-        facts.sm_count,
-        facts.l2_bytes,
+        (facts.sm_count, facts.l2_bytes),
+        facts.uuid.as_deref(),
         data_dir.as_deref(),
     )
     .map_err(|e| {

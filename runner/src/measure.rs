@@ -128,6 +128,33 @@ impl SharedPoison {
     }
 }
 
+/// The support kernels (`support_kernels.cu`: blocker, ceilings, poison,
+/// digest) compiled for `arch`; once per session when `data_dir` is the
+/// session's shared folder (the first process leaves the cubin there,
+/// keyed by the source, the options, the architecture and NVRTC's version).
+pub fn support_cubin(arch: &str, data_dir: Option<&std::path::Path>) -> anyhow::Result<Vec<u8>> {
+    const SOURCE: &str = include_str!("support_kernels.cu");
+    let options = crate::compile::BASE_OPTIONS.join(" ");
+    let name = format!(
+        "support-{arch}-{}-{:016x}",
+        crate::compile::nvrtc_version().unwrap_or_default(),
+        xxhash_rust::xxh3::xxh3_64(format!("{options}\n{SOURCE}").as_bytes())
+    );
+    let cubin = crate::problem::cache::once_per_session_bytes(data_dir, &name, || {
+        crate::compile::compile_source(
+            SOURCE,
+            "support_kernels.cu",
+            crate::compile::BASE_OPTIONS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            arch,
+        )
+        .map(|c| c.cubin)
+    })?;
+    Ok(cubin)
+}
+
 /// The blocking kernel gives up after this long (the host queues far faster).
 const BLOCKER_TIMEOUT_NS: u64 = 2_000_000_000;
 
@@ -140,29 +167,11 @@ impl Timer {
     pub fn new(
         ctx: &Arc<CudaContext>,
         arch: &str,
-        sm_count: u32,
-        l2_bytes: u64,
+        (sm_count, l2_bytes): (u32, u64),
+        gpu_uuid: Option<&str>,
         data_dir: Option<&std::path::Path>,
     ) -> anyhow::Result<Self> {
-        const SOURCE: &str = include_str!("support_kernels.cu");
-        let options = crate::compile::BASE_OPTIONS.join(" ");
-        let name = format!(
-            "support-{arch}-{}-{:016x}",
-            crate::compile::nvrtc_version().unwrap_or_default(),
-            xxhash_rust::xxh3::xxh3_64(format!("{options}\n{SOURCE}").as_bytes())
-        );
-        let cubin = crate::problem::cache::once_per_session_bytes(data_dir, &name, || {
-            crate::compile::compile_source(
-                SOURCE,
-                "support_kernels.cu",
-                crate::compile::BASE_OPTIONS
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-                arch,
-            )
-            .map(|c| c.cubin)
-        })?;
+        let cubin = support_cubin(arch, data_dir)?;
         let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin))?;
         let stream = ctx.default_stream();
         let flush_bytes = (2 * l2_bytes).max(256 << 20) as usize;
@@ -201,7 +210,7 @@ impl Timer {
             _flag_alloc: flag_alloc,
             start: ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?,
             stop: ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?,
-            clocks: Clocks::open(),
+            clocks: Clocks::open(gpu_uuid),
             default_clock_mhz,
             sm_count,
             l2_bytes,

@@ -8,14 +8,13 @@
 //! rank after each sample, a sample dropped when any rank was throttled.
 
 use super::ranks::{self, Rank};
+use crate::clocks::Clocks;
 use anyhow::{Context, Result};
 use cuda_measured_core::allreduce::timing::{CollectiveSamples, collective_us, reps_for};
 use cuda_measured_core::method::{Policy, median, rel_stdev, stop_after};
 use cudarc::driver::{
     CudaEvent, CudaFunction, CudaModule, LaunchConfig, PinnedHostSlice, PushKernelArg, sys,
 };
-use nvml_wrapper::Nvml;
-use nvml_wrapper::enum_wrappers::device::Clock;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,7 +37,9 @@ pub struct Timer {
     ranks: Vec<RankTimer>,
     _flag: PinnedHostSlice<i32>,
     flag_host: *mut i32,
-    clocks: Option<RankClocks>,
+    /// Every rank's SM clock, by its UUID; `None` where NVML or one
+    /// of the GPUs cannot be opened (no sample is then dropped).
+    clocks: Option<Vec<Clocks>>,
     default_clock_mhz: Vec<f64>,
 }
 
@@ -65,17 +66,9 @@ impl Timer {
         let mut timers = Vec::new();
         for rank in ranks {
             if !cubins.contains_key(rank.arch.as_str()) {
-                let compiled = crate::compile::compile_source(
-                    include_str!("../support_kernels.cu"),
-                    "support_kernels.cu",
-                    crate::compile::BASE_OPTIONS
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect(),
-                    &rank.arch,
-                )
-                .context("compiling the blocking kernel")?;
-                cubins.insert(&rank.arch, compiled.cubin);
+                let cubin = crate::measure::support_cubin(&rank.arch, None)
+                    .context("compiling the blocking kernel")?;
+                cubins.insert(&rank.arch, cubin);
             }
             let module = rank.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(
                 cubins[rank.arch.as_str()].clone(),
@@ -99,7 +92,7 @@ impl Timer {
             ranks: timers,
             _flag: flag,
             flag_host,
-            clocks: RankClocks::open(&uuids),
+            clocks: uuids.iter().map(|u| Clocks::open(Some(u))).collect(),
             default_clock_mhz: ranks.iter().map(|r| r.gpu.default_sm_clock_mhz).collect(),
         })
     }
@@ -134,7 +127,10 @@ impl Timer {
         loop {
             let (per_rank, timed_out) = self.interval(ranks, reps, &mut enqueue)?;
             samples.blocker_timeouts += u32::from(timed_out);
-            let rank_clocks = self.clocks.as_ref().map(RankClocks::sm_mhz);
+            let rank_clocks = self
+                .clocks
+                .as_ref()
+                .map(|c| c.iter().map(Clocks::sm_mhz).collect::<Vec<_>>());
             let throttled = rank_clocks.as_ref().is_some_and(|c| {
                 c.iter()
                     .zip(&self.default_clock_mhz)
@@ -221,37 +217,5 @@ impl Timer {
             t.stop.record(&rank.stream)?;
         }
         Ok(())
-    }
-}
-
-/// Every rank's SM clock through NVML, found by the GPU's UUID (NVML's
-/// indices need not follow CUDA's ordinals).
-struct RankClocks {
-    nvml: Nvml,
-    uuids: Vec<String>,
-}
-
-impl RankClocks {
-    /// `None` where NVML or one of the GPUs cannot be opened (no sample
-    /// is then dropped and no clock reported).
-    fn open(uuids: &[String]) -> Option<Self> {
-        let nvml = Nvml::init().ok()?;
-        for uuid in uuids {
-            nvml.device_by_uuid(uuid.as_str()).ok()?;
-        }
-        Some(RankClocks {
-            nvml,
-            uuids: uuids.to_vec(),
-        })
-    }
-
-    fn sm_mhz(&self) -> Vec<Option<f64>> {
-        self.uuids
-            .iter()
-            .map(|u| {
-                let device = self.nvml.device_by_uuid(u.as_str()).ok()?;
-                device.clock_info(Clock::SM).ok().map(f64::from)
-            })
-            .collect()
     }
 }

@@ -218,11 +218,8 @@ pub fn once_per_session_bytes<E>(
         return Ok(bytes);
     }
     let bytes = make()?;
-    // Best effort, as for the data: written whole under a temporary name.
-    let _ = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new("."))).and_then(|mut tmp| {
-        tmp.write_all(&bytes)?;
-        tmp.persist(&path).map_err(|e| e.error)
-    });
+    // Best effort, as for the data.
+    let _ = crate::store::write_atomically(&path, &bytes);
     Ok(bytes)
 }
 

@@ -259,16 +259,28 @@ pub fn run(
             lane: None,
         });
         let record = bench.measure(job.example, job.key, job.limit);
-        let stored = store.map(|s| s.write(&record));
-        on_event(Event::Measured {
-            index,
-            example: job.example,
-            record: &record,
-            stored: stored.as_ref(),
-        });
-        done.push(Done { record, stored });
+        done.push(conclude(index, job, record, store, on_event));
     }
     Ok(done)
+}
+
+/// Stores job `index`'s record (when there is a store), tells it, and
+/// returns how the job ended.
+fn conclude(
+    index: usize,
+    job: &Job<'_>,
+    record: Record,
+    store: Option<&Store>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Done {
+    let stored = store.map(|s| s.write(&record));
+    on_event(Event::Measured {
+        index,
+        example: job.example,
+        record: &record,
+        stored: stored.as_ref(),
+    });
+    Done { record, stored }
 }
 
 /// What a lane's thread tells the session's thread.
@@ -326,17 +338,7 @@ fn side_by_side(
                     lane: Some(lane),
                 }),
                 LaneNews::Measured { index, record } => {
-                    let stored = store.map(|s| s.write(&record));
-                    on_event(Event::Measured {
-                        index,
-                        example: jobs[index].example,
-                        record: &record,
-                        stored: stored.as_ref(),
-                    });
-                    done[index] = Some(Done {
-                        record: *record,
-                        stored,
-                    });
+                    done[index] = Some(conclude(index, &jobs[index], *record, store, on_event));
                 }
             }
         }

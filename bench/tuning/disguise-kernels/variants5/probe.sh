@@ -67,4 +67,7 @@ say "start; $(command -v cuda-runner)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,uuid --format=csv,noheader >>"$LOG" 2>&1
 measure c16 "$K/layernorm_cluster_pipelined.cu" "$V/layernorm_c16_pipelined.cu" \
     "$V/layernorm_c16_wb4.cu" "$V/layernorm_c16_smem.cu"
+# softmax_cached_block made persistent with the next row prefetched (the
+# softmax twin of variants4's layernorm_v4_prefetch), at 2^10 and 2^12.
+measure softmax "$K/softmax_cached_block.cu" "$V/softmax_v4_prefetch.cu"
 say "done"

@@ -43,8 +43,82 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 #define WB_AHEAD 4                         // weight/bias float4 pairs in flight
 #define WB_EARLY 2                         // of them, issued before the reduction
 
-#include "disguise/rows_layernorm.cuh"
-#include "disguise/copy_async.cuh"
+// ---- inlined from kernels/disguise/rows_layernorm.cuh (a probe outside kernels/ cannot include it) ----
+// The moments shared by the layer-norm kernels of "Reductions in disguise":
+// a row's count, mean and sum of squared deviations so far, Welford's update
+// by one element, Chan's merge of two partials, and the merge over a warp
+// and over a block.
+
+// ANCHOR: moments
+// n elements, their mean, and m2 = sum of (x - mean)^2. n is a float: it
+// is exact up to 2^24 and saves conversions in the merge.
+struct Moments {
+    float n;
+    float mean;
+    float m2;
+};
+
+// Welford: one element into a running partial.
+__device__ Moments add(Moments s, float v) {
+    s.n += 1.0f;
+    float delta = v - s.mean;
+    s.mean += delta / s.n;
+    s.m2 += delta * (v - s.mean);
+    return s;
+}
+
+// Chan et al.: two partials into one. Only the difference of the means is
+// squared, never a raw x.
+__device__ Moments merge(Moments a, Moments b) {
+    float n = a.n + b.n;
+    if (n == 0.0f) {
+        return a;
+    }
+    float delta = b.mean - a.mean;
+    float fb = b.n / n;
+    return {n, a.mean + delta * fb, a.m2 + b.m2 + delta * delta * a.n * fb};
+}
+// ANCHOR_END: moments
+
+// The moments of the warp's 32 partials, in every lane.
+__device__ Moments warp_merge(Moments s) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+        Moments other = {__shfl_xor_sync(0xffffffffu, s.n, offset),
+                         __shfl_xor_sync(0xffffffffu, s.mean, offset),
+                         __shfl_xor_sync(0xffffffffu, s.m2, offset)};
+        s = merge(s, other);
+    }
+    return s;
+}
+
+// The block's moments, returned to every thread. Call once per block.
+__device__ Moments block_merge(Moments s) {
+    __shared__ Moments warp_moments[32];
+    unsigned int lane = threadIdx.x % 32;
+    unsigned int warp = threadIdx.x / 32;
+    s = warp_merge(s);
+    if (lane == 0) {
+        warp_moments[warp] = s;
+    }
+    __syncthreads();
+    s = {0.0f, 0.0f, 0.0f};
+    if (lane < blockDim.x / 32) {
+        s = warp_moments[lane];
+    }
+    return warp_merge(s);
+}
+// ---- end of kernels/disguise/rows_layernorm.cuh ----
+// ---- inlined from kernels/disguise/copy_async.cuh (a probe outside kernels/ cannot include it) ----
+// The asynchronous copy of the split cluster kernels of "Reductions in
+// disguise", which keep half of each thread's values in shared memory.
+
+// Copies 16 bytes from global to shared memory without passing through
+// registers; with `bytes` 0 it writes zeros instead of reading.
+__device__ void copy16_async(void* smem, const void* gmem, unsigned int bytes) {
+    unsigned int s = static_cast<unsigned int>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes));
+}
+// ---- end of kernels/disguise/copy_async.cuh ----
 
 extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(512, 2)
     layernorm_c16_smem(const float* __restrict__ x, const float* __restrict__ weight,

@@ -15,6 +15,8 @@ t = t.replace("@CLUSTER@", cluster or "")
 t = t.replace("@NAME@", name).replace("@VEC@", vec).replace("@HINTS@", hints).replace("@WHAT@", what).replace("@MAXB@", maxb).replace("@MINB@", minb)
 inc = '#include "disguise/rows_layernorm.cuh"\n'
 t = t.replace(inc, "// ---- kernels/disguise/rows_layernorm.cuh, inlined ----\n" + open("../../../../kernels/disguise/rows_layernorm.cuh").read() + "// ---- end ----\n")
+if name.endswith('_j'):
+    t = t.replace('#ifndef VEC2', '#define VEC2 1\n#ifndef VEC2')
 open(name + ".cu", "w").write(t)
 PY
 }
@@ -26,3 +28,5 @@ gen layernorm_reread_e 1 0 1024 2 "This file (e): (d) with plain loads both time
 gen layernorm_reread_f 2 1 512 2 "This file (f): 8 blocks a row, at most 512 threads a block, 2 blocks an SM, so at 2^18 about 33 MiB of x sits in L2 between the passes." 8
 gen layernorm_reread_g 2 1 512 2 "This file (g): (f) with 16 blocks a row (a non-portable cluster size), 64 KiB slices, about 17 MiB in L2." 16
 gen layernorm_reread_h 2 1 512 4 "This file (h): (f) with 4 blocks an SM (32 registers): twice the slices in flight, about 66 MiB, more than L2 holds at 2^18." 8
+gen layernorm_reread_i 1 1 512 4 "This file (i): Inductor's autotuned shape at 2^12 (R0_BLOCK 2048, 16 warps, 32 registers, inductor-h200/configs.txt): 1 float4 a thread a step, 512 threads a block, 4 blocks an SM."
+gen layernorm_reread_j 2 1 512 4 "This file (j): (i) with 2 float4 a thread a step in the first pass (at 2^12 both of a thread's float4 are requested before either is used), 1 in the second (VEC2, so that 32 registers do not spill)."

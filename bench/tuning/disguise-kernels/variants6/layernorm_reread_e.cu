@@ -22,6 +22,9 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 // This file (e): (d) with plain loads both times, no cache hints.
 
 #define VEC 1      // float4 a thread per step
+#ifndef VEC2
+#define VEC2 VEC    // float4 a thread a step in the second pass
+#endif
 #define HINTS 0  // 1: first read keeps x in L2 (evict_last), second streams it (evict_first)
 
 // ---- kernels/disguise/rows_layernorm.cuh, inlined ----
@@ -163,10 +166,10 @@ extern "C" __global__ void __launch_bounds__(1024, 2) layernorm_reread_e(
         const float4* b4 = reinterpret_cast<const float4*>(bias);
         float4* y4 = reinterpret_cast<float4*>(yr);
         unsigned int n4 = cols / 4;
-        for (unsigned int base = 0; base < n4; base += VEC * blockDim.x) {
-            float4 q[VEC], w[VEC], b[VEC];
+        for (unsigned int base = 0; base < n4; base += VEC2 * blockDim.x) {
+            float4 q[VEC2], w[VEC2], b[VEC2];
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) {
+            for (int k = 0; k < VEC2; ++k) {
                 unsigned int i = base + threadIdx.x + k * blockDim.x;
                 if (i < n4) {
                     q[k] = load_last_use(x4 + i);
@@ -175,7 +178,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) layernorm_reread_e(
                 }
             }
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) {
+            for (int k = 0; k < VEC2; ++k) {
                 unsigned int i = base + threadIdx.x + k * blockDim.x;
                 if (i < n4) {
                     y4[i] = make_float4(fmaf((q[k].x - mean) * rstd, w[k].x, b[k].x),

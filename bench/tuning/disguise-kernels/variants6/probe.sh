@@ -67,8 +67,15 @@ measure() {
 
 say "start; $(command -v cuda-runner)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,uuid --format=csv,noheader >>"$LOG" 2>&1
-measure reread "$K/layernorm_cached_block.cu" "$V/layernorm_reread_a.cu" "$V/layernorm_reread_b.cu" \
+[[ ${ROUND:-1} == 1 ]] && measure reread "$K/layernorm_cached_block.cu" "$V/layernorm_reread_a.cu" "$V/layernorm_reread_b.cu" \
     "$V/layernorm_reread_c.cu" "$V/layernorm_reread_d.cu" "$V/layernorm_reread_e.cu"
-measure cluster "$K/layernorm_cluster_pipelined.cu" "$V/layernorm_reread_f.cu" \
+[[ ${ROUND:-1} == 1 ]] && measure cluster "$K/layernorm_cluster_pipelined.cu" "$V/layernorm_reread_f.cu" \
     "$V/layernorm_reread_g.cu" "$V/layernorm_reread_h.cu"
+# Round 2 (after inductor_ncu.sh): Inductor's shape (i, j) against
+# variants4's best two (A early2sum, B warpsum), all in one call.
+if [[ ${ROUND:-1} == 2 ]]; then
+    measure inductor_shape "$V/layernorm_reread_i.cu" "$V/layernorm_reread_j.cu" \
+        bench/tuning/disguise-kernels/variants4/layernorm_v4_early2sum.cu \
+        bench/tuning/disguise-kernels/variants4/layernorm_v4_warpsum.cu
+fi
 say "done"

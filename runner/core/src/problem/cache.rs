@@ -13,8 +13,10 @@
 //! GPU, so that an answer already judged is never copied back), and a later
 //! identical answer (the same kernel in the next process, or the check after
 //! the timed runs) takes it instead of being judged again. The reference is
-//! then never read back at all. Failing verdicts are never kept: a wrong
-//! answer is always judged in full, so its message is its own.
+//! then never read back at all. Failing verdicts are kept too: the same
+//! bytes judged by the same check on the same inputs fail with the same
+//! message, and a kernel declared wrong would otherwise be judged in full by
+//! every process (5.5 s of an example's 10 on the H200, 2026-12-01).
 
 use super::{CheckOutcome, Data, Elem, HostData, Instance, Prepared, Problem};
 use serde::{Deserialize, Serialize};
@@ -139,7 +141,7 @@ impl SharedData {
         &self.prepared
     }
 
-    /// A passing verdict some process kept for an answer with this digest,
+    /// The verdict some process kept for an answer with this digest,
     /// judged by the same check (the problem's [`Problem::check_tag`]) on
     /// the same inputs.
     pub fn verdict(&self, digest: u128) -> Option<CheckOutcome> {
@@ -147,15 +149,11 @@ impl SharedData {
             return Some(v.clone());
         }
         let path = self.verdict_file(digest)?;
-        let v: CheckOutcome = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
-        v.pass.then_some(v)
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
     }
 
-    /// Keeps `outcome` for answers with this digest, if it passed.
+    /// Keeps `outcome`, passing or failing, for answers with this digest.
     pub fn remember(&mut self, digest: u128, outcome: &CheckOutcome) {
-        if !outcome.pass {
-            return;
-        }
         self.known = Some((digest, outcome.clone()));
         if let Some(path) = self.verdict_file(digest) {
             // Best effort, as for the data.
@@ -326,12 +324,11 @@ impl Mapped {
             .collect()
     }
 
-    /// The reference copied out.
+    /// The reference copied out, in the machine's byte order as [`write`]
+    /// wrote it: one copy of the bytes (decoding float by float took about
+    /// 0.3 s per 2^26 elements, paid by every check of a row problem).
     fn reference(&self) -> Vec<f64> {
-        self.map[self.reference.clone()]
-            .chunks_exact(8)
-            .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8")))
-            .collect()
+        bytemuck::pod_collect_to_vec(&self.map[self.reference.clone()])
     }
 }
 
@@ -496,10 +493,10 @@ mod tests {
         assert_eq!(made.get(), 2);
     }
 
-    // Only passing verdicts are kept, under the answer's digest; another
-    // answer, another shape or no folder finds none.
+    // Verdicts, passing and failing, are kept under the answer's digest;
+    // another answer, another shape or no folder finds none.
     #[test]
-    fn passing_verdicts_are_kept_by_digest_and_failing_ones_never() {
+    fn verdicts_are_kept_by_digest_whether_they_pass_or_fail() {
         let dir = tempfile::tempdir().unwrap();
         let i = Instance {
             shape: Shape { rows: 2, cols: 8 },
@@ -522,11 +519,12 @@ mod tests {
             ..pass.clone()
         };
         data.remember(other, &fail);
-        assert_eq!(data.verdict(other), None);
+        assert_eq!(data.verdict(other), Some(fail.clone()));
         assert_eq!(data.verdict(d), None);
         data.remember(d, &pass);
         let later = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
         assert_eq!(later.verdict(d), Some(pass.clone()));
+        assert_eq!(later.verdict(other), Some(fail.clone()));
         let elsewhere = Instance {
             shape: Shape { rows: 4, cols: 4 },
             ..i

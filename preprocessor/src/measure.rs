@@ -223,6 +223,19 @@ fn measure_chosen(
                     _ => Ok(()),
                 }
             }
+            Event::LaneLost {
+                lane,
+                example,
+                record,
+                elapsed,
+            } => writeln!(
+                progress,
+                "[cuda] GPU lane {lane} stopped answering after {} ended {} (elapsed {}): it takes no more examples, and {} is measured again on another GPU",
+                example.id,
+                record.status.word(),
+                cuda_measured_core::report::elapsed(elapsed),
+                example.id
+            ),
         };
     };
     let done = match session::run(&jobs, bench, Some(store), &mut on_event) {

@@ -431,7 +431,7 @@ impl SizeRunner<'_> {
             &samples.times_us,
         );
         // The last timed run's answer must be right too. An answer equal
-        // to one already judged correct takes its verdict (by a digest
+        // to one already judged takes that verdict (by a digest
         // taken on the GPU; keeping a device copy to compare bytes cost more
         // than it saved: bench/tuning/disguise-kernels/check-cost-bytecompare.log).
         let checked = Instant::now();

@@ -353,6 +353,18 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
                 report::outcome_line(record)
             );
         }
+        Event::LaneLost {
+            lane,
+            example,
+            record,
+            elapsed,
+        } => eprintln!(
+            "[cuda-runner] GPU lane {lane} stopped answering after {} ended {} (elapsed {}): it takes no more examples, and {} is measured again on another GPU",
+            example.id,
+            record.status.word(),
+            report::elapsed(elapsed),
+            example.id
+        ),
     };
     let done = session::run(&jobs, &mut bench, None, &mut on_event).map_err(|no_gpu| {
         anyhow::anyhow!("{no_gpu}: `cuda-runner run` measures on a GPU; `cuda-runner check` compiles without one")

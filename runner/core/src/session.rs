@@ -31,6 +31,14 @@ pub trait Bench {
     fn lanes(&mut self) -> Vec<Box<dyn Bench + Send>> {
         Vec::new()
     }
+    /// Whether the GPU still answers as it did when probed, asked afresh.
+    /// A lane asks after an example ends in a fault, a launch error or a
+    /// time-out, and stops taking work when it does not
+    /// ([`crate::lanes`]). A bench that cannot lose its GPU keeps the
+    /// default.
+    fn still_answers(&mut self) -> bool {
+        true
+    }
 }
 
 /// The environment variable that caps how many GPUs a session measures on
@@ -148,6 +156,16 @@ impl Bench for IsolatedBench {
     fn describe(&self) -> String {
         format!("`{} device --json`", self.runner.display())
     }
+
+    // The same GPU (by UUID, where the driver gives one) answers a fresh
+    // probe through the same CUDA_VISIBLE_DEVICES.
+    fn still_answers(&mut self) -> bool {
+        let Some(probed) = &self.probed else {
+            return false;
+        };
+        isolate::probe_gpu_seeing(&self.runner, self.visible_device.as_deref())
+            .is_some_and(|now| now.name == probed.name && now.uuid == probed.uuid)
+    }
 }
 
 /// One example to measure.
@@ -201,6 +219,19 @@ pub enum Event<'a> {
         /// The store's answer.
         stored: Option<&'a Result<PathBuf, StoreError>>,
     },
+    /// On several GPUs, lane `lane`'s GPU stopped answering after `example`
+    /// ended with `record` (a fault, launch error or time-out): the lane
+    /// takes no more work and the example goes to another lane.
+    LaneLost {
+        /// The lane.
+        lane: usize,
+        /// The example it was measuring.
+        example: &'a Example,
+        /// How that measurement ended (not stored).
+        record: &'a Record,
+        /// Since the session started.
+        elapsed: Duration,
+    },
 }
 
 /// How one job ended.
@@ -247,7 +278,9 @@ pub fn run(
         Vec::new()
     };
     if lanes.len() > 1 {
-        return Ok(side_by_side(jobs, lanes, store, on_event, started));
+        return Ok(crate::lanes::side_by_side(
+            jobs, lanes, store, on_event, started,
+        ));
     }
     let mut done = Vec::with_capacity(jobs.len());
     for (index, job) in jobs.iter().enumerate() {
@@ -266,7 +299,7 @@ pub fn run(
 
 /// Stores job `index`'s record (when there is a store), tells it, and
 /// returns how the job ended.
-fn conclude(
+pub(crate) fn conclude(
     index: usize,
     job: &Job<'_>,
     record: Record,
@@ -281,71 +314,6 @@ fn conclude(
         stored: stored.as_ref(),
     });
     Done { record, stored }
-}
-
-/// What a lane's thread tells the session's thread.
-enum LaneNews {
-    Measuring { index: usize, lane: usize },
-    Measured { index: usize, record: Box<Record> },
-}
-
-/// [`run`] on several GPUs: each lane (one per GPU, one measuring process
-/// at a time on it) takes the next job not yet taken, so independent
-/// examples run side by side; records are stored and events told on this
-/// thread, in the order they happen. Returns the jobs' results in order.
-fn side_by_side(
-    jobs: &[Job<'_>],
-    lanes: Vec<Box<dyn Bench + Send>>,
-    store: Option<&Store>,
-    on_event: &mut dyn FnMut(Event<'_>),
-    started: Instant,
-) -> Vec<Done> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<Option<Done>> = jobs.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        for (lane, mut bench) in lanes.into_iter().enumerate() {
-            let (tx, next) = (tx.clone(), &next);
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(index) else { break };
-                    // A send fails only when the session's thread has
-                    // stopped listening (it panicked): measure no more.
-                    if tx.send(LaneNews::Measuring { index, lane }).is_err() {
-                        break;
-                    }
-                    let record = bench.measure(job.example, job.key, job.limit);
-                    let news = LaneNews::Measured {
-                        index,
-                        record: Box::new(record),
-                    };
-                    if tx.send(news).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for news in rx {
-            match news {
-                LaneNews::Measuring { index, lane } => on_event(Event::Measuring {
-                    index,
-                    count: jobs.len(),
-                    example: jobs[index].example,
-                    elapsed: started.elapsed(),
-                    lane: Some(lane),
-                }),
-                LaneNews::Measured { index, record } => {
-                    done[index] = Some(conclude(index, &jobs[index], *record, store, on_event));
-                }
-            }
-        }
-    });
-    done.into_iter()
-        .map(|d| d.expect("every job is taken by a lane and measured"))
-        .collect()
 }
 
 #[cfg(test)]
@@ -428,6 +396,7 @@ mod tests {
                     assert!(store.read(&example.id).unwrap().is_some());
                     format!("measured {} stored {}", example.id, stored.unwrap().is_ok())
                 }
+                Event::LaneLost { .. } => panic!("a session on one GPU has no lane to lose"),
             })
         })
         .unwrap();
@@ -532,6 +501,7 @@ mod tests {
                 assert!(stored.unwrap().is_ok());
             }
             Event::Started { .. } => {}
+            Event::LaneLost { .. } => panic!("no lane's GPU stops answering here"),
         })
         .unwrap();
         assert_eq!(lanes_seen.into_iter().collect::<Vec<_>>(), [0, 1]);

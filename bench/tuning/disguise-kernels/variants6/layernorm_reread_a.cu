@@ -16,7 +16,7 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 
 // Two passes over x, as torch.compile's looped reduction does for rows of
 // 2^12: the first reads the row and takes its moments, the second reads it
-// again, from L2 this time, normalises and stores. Nothing of the row is
+// again (from the caches, we expected), normalises and stores. Nothing of the row is
 // held in registers between the passes, so a thread needs few registers
 // and an SM holds the most threads.
 // This file (a): 2 float4 a thread a step, at most 256 threads a block, 6 blocks an SM (40 registers); L2 hints as Inductor's (evict_last, then evict_first).

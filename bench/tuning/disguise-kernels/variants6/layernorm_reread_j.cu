@@ -16,7 +16,7 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 
 // Two passes over x, as torch.compile's looped reduction does for rows of
 // 2^12: the first reads the row and takes its moments, the second reads it
-// again, from L2 this time, normalises and stores. Nothing of the row is
+// again (from the caches, we expected), normalises and stores. Nothing of the row is
 // held in registers between the passes, so a thread needs few registers
 // and an SM holds the most threads.
 // This file (j): (i) with 2 float4 a thread a step in the first pass (at 2^12 both of a thread's float4 are requested before either is used), 1 in the second (VEC2, so that 32 registers do not spill).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Probe of the two-pass layer-norm variants in this folder (README.md),
-# which read each row twice (the second time from L2), against
+# which read each row twice (the second time, we expected, from the caches), against
 # layernorm_cached_block, at 2^10, 2^12 and 2^14, on the GPU machine, from
 # the repository root, with cuda-runner on PATH (dist/bin after
 # scripts/bundle) and CUDA at /usr/local/cuda:

@@ -49,7 +49,7 @@ pub struct SharedData {
     mapped: Option<Mapped>,
     /// What of the mapped file has been copied into `prepared`.
     copied: Copied,
-    /// The last passing verdict in this process, by digest (kept without a
+    /// The last verdict in this process, by digest (kept without a
     /// folder too, for the check after the timed runs).
     known: Option<(u128, CheckOutcome)>,
     /// The problem's check, for the verdicts' folder.
@@ -514,8 +514,11 @@ mod tests {
             pass: true,
             detail: String::new(),
         };
+        // A NaN answer's error is infinite: the verdict must survive JSON.
         let fail = CheckOutcome {
+            error: f64::INFINITY,
             pass: false,
+            detail: "expected 1, got NaN".into(),
             ..pass.clone()
         };
         data.remember(other, &fail);

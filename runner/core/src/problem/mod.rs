@@ -138,7 +138,10 @@ impl Scalar {
 /// The verdict on one run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CheckOutcome {
-    /// Error as the problem defines it.
+    /// Error as the problem defines it; infinite for a non-finite answer,
+    /// which is why it travels through [`crate::nonfinite`] (plain JSON
+    /// would write `null` and fail to read it back).
+    #[serde(with = "crate::nonfinite")]
     pub error: f64,
     /// What the error must not exceed.
     pub tolerance: f64,

@@ -29,6 +29,7 @@ __device__ void chunk_of(unsigned int r, unsigned long long n, unsigned long lon
     *end = min(n, *begin + chunk);
 }
 
+// ANCHOR: reduce_scatter
 extern "C" __global__ void allreduce_reduce_scatter(Peers peers, unsigned int ranks, unsigned int rank,
                                                     unsigned long long n, unsigned long long chunk) {
     unsigned long long begin, end;
@@ -60,6 +61,9 @@ extern "C" __global__ void allreduce_reduce_scatter(Peers peers, unsigned int ra
     }
 }
 
+// ANCHOR_END: reduce_scatter
+
+// ANCHOR: all_gather
 extern "C" __global__ void allreduce_all_gather(Peers peers, unsigned int ranks, unsigned int rank,
                                                 unsigned long long n, unsigned long long chunk) {
     unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
@@ -82,3 +86,4 @@ extern "C" __global__ void allreduce_all_gather(Peers peers, unsigned int ranks,
         }
     }
 }
+// ANCHOR_END: all_gather

@@ -25,7 +25,13 @@
 #      measured on one GPU, then on all of them side by side, the two wall
 #      times in session-logs/lanes.txt and the two runs' records compared
 #      (issue 11's goal: at most 0.6x the 1-GPU time).
-# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes]
+#   8. (stage `allreduce` only, on a machine with several GPUs) issue 11's
+#      all-reduce reports: `cuda-runner allreduce` on 2 GPUs, then on 1,
+#      into results/allreduce/ (NVLink multicast off in every process), and
+#      torch.distributed.all_reduce on 2 ranks by the same method
+#      (bench/peers/allreduce_torch.py under torch.distributed.run) into
+#      session-logs/torch-allreduce-2gpu.jsonl, with `nvidia-smi topo -m`.
+# Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes|allreduce]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
 # SKIP_PLANTED=1 the planted-failure fixture of the peers stage (its
 # records stay current while the runner's method and its kernels do not
@@ -44,9 +50,9 @@
 # session-logs/ (the device tool returns at most 8 files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes]}"
+dest="${1:?usage: $0 OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes|allreduce]}"
 stage="${2:-all}"
-case $stage in all | book | book2 | peers | profile | sanitize | host | lanes) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
+case $stage in all | book | book2 | peers | profile | sanitize | host | lanes | allreduce) ;; *) echo "unknown stage $stage" >&2; exit 2 ;; esac
 mkdir -p "$dest"
 cd "$root"
 out="$root/session-logs"
@@ -85,6 +91,30 @@ else
     } | tee "$out/lanes.txt"
     cuda-runner repeatability "$one" results > "$out/lanes-repeatability.json" || echo "lanes: repeatability refused, see above"
 fi
+pack
+fi
+
+if [[ $stage == allreduce ]]; then
+# The rule of the machines: NVLink multicast stays off in every process.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+gpus=$(cuda-runner device --count 2>/dev/null || echo 0)
+nvidia-smi topo -m > "$out/topo.txt" 2>&1 || true
+mkdir -p results/allreduce
+if [[ $gpus -lt 2 ]]; then
+    stamp "allreduce: this machine shows $gpus GPU(s); the 2-GPU report needs 2 or more" | tee "$out/allreduce.txt"
+else
+    stamp "allreduce: NCCL and our kernels on 2 GPUs, 8 B to 4 GiB"
+    timeout "${ALLREDUCE_LIMIT_S:-300}" cuda-runner allreduce --gpus 2 > "$out/allreduce-2gpu.log" 2>&1 ||
+        echo "allreduce on 2 GPUs: exit $?, see allreduce-2gpu.log"
+    tail -8 "$out/allreduce-2gpu.log"
+    pack
+    stamp "allreduce: torch.distributed.all_reduce on 2 ranks"
+    timeout 150 python3 -m torch.distributed.run --nproc-per-node 2 bench/peers/allreduce_torch.py --out "$out/torch-allreduce-2gpu.jsonl" \
+        > "$out/torch-allreduce-2gpu.log" 2>&1 || echo "torch all-reduce: exit $?, see torch-allreduce-2gpu.log"
+    pack
+fi
+stamp "allreduce: the same on 1 GPU (busbw 0: the time alone)"
+timeout 200 cuda-runner allreduce --gpus 1 > "$out/allreduce-1gpu.log" 2>&1 || echo "allreduce on 1 GPU: exit $?"
 pack
 fi
 

@@ -25,7 +25,8 @@ args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 #ifndef VEC2
 #define VEC2 VEC    // float4 a thread a step in the second pass
 #endif
-#define HINTS 0  // 1: first read keeps x in L2 (evict_last), second streams it (evict_first)
+#define HINTS 0  // 1: first read keeps x in L2 (evict_last), second streams it (evict_first);
+                      // 2: as Triton lowers eviction_policy: L1 and L2 evict_last, then L1 and L2 evict_first
 
 // ---- kernels/disguise/rows_layernorm.cuh, inlined ----
 // The moments shared by the layer-norm kernels of "Reductions in disguise":
@@ -95,7 +96,11 @@ __device__ Moments block_merge(Moments s) {
 
 __device__ __forceinline__ float4 load_keep(const float4* p, unsigned long long policy) {
     float4 v;
-#if HINTS
+#if HINTS == 2
+    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p), "l"(policy));
+#elif HINTS
     asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
                  : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
                  : "l"(p), "l"(policy));
@@ -106,7 +111,15 @@ __device__ __forceinline__ float4 load_keep(const float4* p, unsigned long long 
 }
 
 __device__ __forceinline__ float4 load_last_use(const float4* p) {
-#if HINTS
+#if HINTS == 2
+    unsigned long long first;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(first));
+    float4 v;
+    asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p), "l"(first));
+    return v;
+#elif HINTS
     return __ldcs(p);
 #else
     return *p;

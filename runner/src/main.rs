@@ -359,7 +359,7 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
             record,
             elapsed,
         } => eprintln!(
-            "[cuda-runner] GPU lane {lane} stopped answering after {} ended {} (elapsed {}): it takes no more examples, and {} is measured again on another GPU",
+            "[cuda-runner] GPU lane {lane} stopped answering after {} ended {} (elapsed {}): it takes no more examples, and {} goes to a GPU that still answers, if one does",
             example.id,
             record.status.word(),
             report::elapsed(elapsed),

@@ -73,8 +73,13 @@ impl Queue {
 /// [`crate::session::run`] on several GPUs: records are stored and events
 /// told on this thread, in the order they happen. Returns the jobs' results
 /// in order. A job handed back after every other lane stopped taking work
-/// is measured here, after the lanes, on the first lane still answering;
-/// with none left it keeps the record its lost lane wrote.
+/// is measured here, after the lanes, on the first lane that was still
+/// answering when it stopped (not asked again: if that GPU is gone too,
+/// the few jobs left end in failure records, one example's time each).
+/// With no lane left, a job ends with the record its lost lane wrote, or
+/// one saying no lane was left; neither is stored: the GPU failed, not
+/// the example, so the store keeps what it had and the next build
+/// measures the example again.
 pub(crate) fn side_by_side(
     jobs: &[Job<'_>],
     lanes: Vec<Box<dyn Bench + Send>>,
@@ -106,13 +111,15 @@ pub(crate) fn side_by_side(
                         let job = &jobs[index];
                         let record = bench.measure(job.example, job.key, job.limit);
                         if may_be_the_gpu(record.status) && !bench.still_answers() {
-                            queue.hand_back(index);
+                            // Told before it is handed back, so that the
+                            // loss is told before another lane's start.
                             let record = Box::new(record);
                             let _ = tx.send(LaneNews::Lost {
                                 index,
                                 lane,
                                 record,
                             });
+                            queue.hand_back(index);
                             return None;
                         }
                         let news = LaneNews::Measured {
@@ -164,7 +171,7 @@ pub(crate) fn side_by_side(
         if done[index].is_some() {
             continue;
         }
-        let record = match answering.first_mut() {
+        let concluded = match answering.first_mut() {
             Some((lane, bench)) => {
                 on_event(Event::Measuring {
                     index,
@@ -173,19 +180,23 @@ pub(crate) fn side_by_side(
                     elapsed: started.elapsed(),
                     lane: Some(*lane),
                 });
-                bench.measure(job.example, job.key, job.limit)
+                let record = bench.measure(job.example, job.key, job.limit);
+                conclude(index, job, record, store, on_event)
             }
-            None => lost_records[index].take().unwrap_or_else(|| {
-                Record::failure(
-                    job.example,
-                    job.key,
-                    Status::Fault,
-                    "no GPU lane was left to measure this example: every lane's GPU stopped answering",
-                    "",
-                )
-            }),
+            None => {
+                let record = lost_records[index].take().unwrap_or_else(|| {
+                    Record::failure(
+                        job.example,
+                        job.key,
+                        Status::Fault,
+                        "not measured: no GPU lane was left (each stopped, its GPU no longer answering or its thread failed)",
+                        "",
+                    )
+                });
+                conclude(index, job, record, None, on_event)
+            }
         };
-        done[index] = Some(conclude(index, job, record, store, on_event));
+        done[index] = Some(concluded);
     }
     done.into_iter()
         .map(|d| d.expect("every job ends with a record"))
@@ -306,13 +317,14 @@ mod tests {
             .collect()
     }
 
-    /// Runs `machine` over `ex`, storing under `dir`; returns the results
-    /// and the (lane, example) of every lost-lane event.
+    /// Runs `machine` over `ex`, storing under `dir`; returns the results,
+    /// the (lane, example) of every lost-lane event and every event told,
+    /// in order, as "measuring EXAMPLE" or "lost EXAMPLE".
     fn measure(
         machine: &mut Machine,
         ex: &[Example],
         store: &Store,
-    ) -> (Vec<Done>, Vec<(usize, String)>) {
+    ) -> (Vec<Done>, Vec<(usize, String)>, Vec<String>) {
         let jobs: Vec<Job<'_>> = ex
             .iter()
             .map(|e| Job {
@@ -322,13 +334,17 @@ mod tests {
             })
             .collect();
         let mut lost = Vec::new();
-        let done = run(&jobs, machine, Some(store), &mut |e| {
-            if let Event::LaneLost { lane, example, .. } = e {
+        let mut told = Vec::new();
+        let done = run(&jobs, machine, Some(store), &mut |e| match e {
+            Event::LaneLost { lane, example, .. } => {
                 lost.push((lane, example.id.clone()));
+                told.push(format!("lost {}", example.id));
             }
+            Event::Measuring { example, .. } => told.push(format!("measuring {}", example.id)),
+            _ => {}
         })
         .unwrap();
-        (done, lost)
+        (done, lost, told)
     }
 
     // A lane whose GPU stops answering hands its example back, says so, and
@@ -339,9 +355,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
         let ex = examples(dir.path(), 6);
-        let (done, lost) = measure(&mut lanes(&[true, false], None), &ex, &store);
+        let (done, lost, told) = measure(&mut lanes(&[true, false], None), &ex, &store);
         assert_eq!(lost.len(), 1);
         assert_eq!(lost[0].0, 0);
+        // The loss is told before the example starts again elsewhere.
+        let again = format!("measuring {}", lost[0].1);
+        let lost_at = told
+            .iter()
+            .position(|t| *t == format!("lost {}", lost[0].1));
+        let last_start = told.iter().rposition(|t| *t == again);
+        assert!(lost_at < last_start, "{told:?}");
         for (i, d) in done.iter().enumerate() {
             assert_eq!(d.record.example, format!("e{i}"));
             assert_eq!(d.record.status, Status::Pass, "{}", d.record.message);
@@ -358,7 +381,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
         let ex = examples(dir.path(), 6);
-        let (done, lost) = measure(&mut lanes(&[false, false], Some("e3")), &ex, &store);
+        let (done, lost, _) = measure(&mut lanes(&[false, false], Some("e3")), &ex, &store);
         assert!(lost.is_empty());
         for (i, d) in done.iter().enumerate() {
             let expected = if i == 3 { Status::Fault } else { Status::Pass };
@@ -366,15 +389,32 @@ mod tests {
         }
     }
 
+    // A job handed back is the next one taken, before any not yet taken.
+    #[test]
+    fn a_handed_back_job_is_taken_first() {
+        let queue = Queue {
+            next: AtomicUsize::new(0),
+            handed_back: Mutex::new(Vec::new()),
+            len: 3,
+        };
+        assert_eq!(queue.take(), Some(0));
+        assert_eq!(queue.take(), Some(1));
+        queue.hand_back(0);
+        assert_eq!(queue.take(), Some(0));
+        assert_eq!(queue.take(), Some(2));
+        assert_eq!(queue.take(), None);
+    }
+
     // When every lane's GPU stops answering, nothing panics and no example
     // is left without a record: those the lanes were measuring keep the
-    // records they ended with, the others say no lane was left.
+    // records they ended with, the others say no lane was left; none of
+    // them is stored, since the GPUs failed, not the examples.
     #[test]
     fn with_every_gpu_lost_each_example_still_ends_with_a_record() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
         let ex = examples(dir.path(), 4);
-        let (done, lost) = measure(&mut lanes(&[true, true], None), &ex, &store);
+        let (done, lost, _) = measure(&mut lanes(&[true, true], None), &ex, &store);
         assert_eq!(lost.len(), 2);
         let mut lost_examples: Vec<&str> = lost.iter().map(|(_, e)| e.as_str()).collect();
         lost_examples.sort();
@@ -386,7 +426,8 @@ mod tests {
             } else {
                 assert!(d.record.message.contains("no GPU lane was left"));
             }
-            assert!(store.read(&d.record.example).unwrap().is_some());
+            assert!(d.stored.is_none());
+            assert!(store.read(&d.record.example).unwrap().is_none());
         }
     }
 }

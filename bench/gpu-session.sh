@@ -30,7 +30,10 @@
 #      into results/allreduce/ (NVLink multicast off in every process), and
 #      torch.distributed.all_reduce on 2 ranks by the same method
 #      (bench/peers/allreduce_torch.py under torch.distributed.run) into
-#      session-logs/torch-allreduce-2gpu.jsonl, with `nvidia-smi topo -m`.
+#      session-logs/torch-allreduce-2gpu.jsonl, with `nvidia-smi topo -m`;
+#      then the probe one-shot-flags (bench/tuning/allreduce/flags/) beside
+#      NCCL and the one-shot up to 16 MiB, on 2 GPUs and on 1, into
+#      session-logs/allreduce-flags-*gpu.json (never results/).
 # Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes|allreduce]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
 # SKIP_PLANTED=1 the planted-failure fixture of the peers stage (its
@@ -112,9 +115,19 @@ else
     timeout 150 python3 -m torch.distributed.run --nproc-per-node 2 bench/peers/allreduce_torch.py --out "$out/torch-allreduce-2gpu.jsonl" \
         > "$out/torch-allreduce-2gpu.log" 2>&1 || echo "torch all-reduce: exit $?, see torch-allreduce-2gpu.log"
     pack
+    stamp "allreduce: the in-kernel-barrier one-shot probe on 2 GPUs, against NCCL and the one-shot (bench/tuning/allreduce/flags/)"
+    timeout 120 cuda-runner allreduce --gpus 2 --impls nccl,one-shot,one-shot-flags --sizes 8..16MiB \
+        --out "$out/allreduce-flags-2gpu.json" > "$out/allreduce-flags-2gpu.log" 2>&1 ||
+        echo "flags probe on 2 GPUs: exit $?, see allreduce-flags-2gpu.log"
+    pack
 fi
 stamp "allreduce: the same on 1 GPU (busbw 0: the time alone)"
 timeout 200 cuda-runner allreduce --gpus 1 > "$out/allreduce-1gpu.log" 2>&1 || echo "allreduce on 1 GPU: exit $?"
+pack
+stamp "allreduce: the in-kernel-barrier one-shot probe on 1 GPU"
+timeout 60 cuda-runner allreduce --gpus 1 --impls nccl,one-shot,one-shot-flags --sizes 8..16MiB \
+    --out "$out/allreduce-flags-1gpu.json" > "$out/allreduce-flags-1gpu.log" 2>&1 ||
+    echo "flags probe on 1 GPU: exit $?, see allreduce-flags-1gpu.log"
 pack
 fi
 

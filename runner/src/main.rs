@@ -213,7 +213,9 @@ struct AllreduceArgs {
     /// 8..4GiB). Sizes that do not fit in a GPU's memory are skipped.
     #[arg(long)]
     sizes: Option<String>,
-    /// Implementations: nccl, nccl-inplace, one-shot, two-shot, or all.
+    /// Implementations: nccl, nccl-inplace, one-shot, two-shot, or all;
+    /// also one-shot-flags, a probe read from
+    /// bench/tuning/allreduce/flags/one_shot_flags.cu (never in all).
     #[arg(long, default_value = "all")]
     impls: String,
     /// The seed every rank's input is drawn from.

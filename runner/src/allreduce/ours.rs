@@ -66,7 +66,7 @@ impl Shot {
         match self {
             Shot::OneFlags => {
                 let text = std::fs::read_to_string(FLAGS_FILE).with_context(|| {
-                    format!("reading {FLAGS_FILE}: run `cuda-runner allreduce --impls one-shot-flags` in the book's root")
+                    format!("reading {FLAGS_FILE}: run `cuda-runner allreduce --impls one-shot-flags --out FILE` in the book's root")
                 })?;
                 Ok((FLAGS_FILE.to_string(), text))
             }
@@ -182,6 +182,10 @@ impl Ours {
                 // SAFETY: the allocation above is `bytes` long, in the
                 // current context; no kernel runs on it yet.
                 unsafe { cudarc::driver::result::memset_d8_sync(buffer.ptr(), 0, bytes as usize) }?;
+                // Zeroed before any rank's first call can write a flag
+                // here: the memset runs on the legacy stream, which the
+                // ranks' streams do not wait for.
+                rank.ctx.synchronize()?;
                 flags.push(buffer);
             }
         }

@@ -29,10 +29,15 @@
 // every rank's end flag of that call), so "at least the epoch" suffices.
 // Every block of every rank must be resident at once, or a block could
 // wait for one that cannot start: the host launches at most two blocks of
-// BLOCK threads per SM. A wait longer than about 2^26 polls (seconds)
-// traps, so a broken protocol faults instead of hanging the GPU.
+// BLOCK threads per SM. A wait longer than WAIT_LIMIT_NS (by the GPU's
+// global timer) traps, so a broken protocol faults instead of hanging.
+// The start meeting orders nothing this kernel wrote (the inputs were
+// written by earlier work on each rank's stream, complete before the
+// kernel began), so its flag store is relaxed; the end meeting's is a
+// release, after this block's reads of the peers' inputs.
 #define MAX_RANKS 8
 #define MAX_BLOCKS 1024
+#define WAIT_LIMIT_NS 5000000000ull  // 5 s, above the timer's 2 s blocker limit
 
 struct PeersAndFlags {
     const float* in[MAX_RANKS];
@@ -41,6 +46,16 @@ struct PeersAndFlags {
 
 __device__ __forceinline__ void store_release(unsigned int* p, unsigned int v) {
     asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void store_relaxed(unsigned int* p, unsigned int v) {
+    asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ unsigned long long now_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 
 __device__ __forceinline__ unsigned int load_acquire(const unsigned int* p) {
@@ -56,10 +71,15 @@ __device__ void meet(const PeersAndFlags& p, unsigned int ranks, unsigned int ra
     unsigned int s = threadIdx.x;
     if (s < ranks) {
         unsigned int slot = (phase * MAX_BLOCKS + blockIdx.x) * MAX_RANKS;
-        store_release(p.flags[s] + slot + rank, epoch);
+        if (phase == 0) {
+            store_relaxed(p.flags[s] + slot + rank, epoch);
+        } else {
+            store_release(p.flags[s] + slot + rank, epoch);
+        }
         const unsigned int* mine = p.flags[rank] + slot + s;
-        for (unsigned long long polls = 0; load_acquire(mine) < epoch; ++polls) {
-            if (polls > (1ull << 26)) {
+        unsigned long long start = now_ns();
+        while (load_acquire(mine) < epoch) {
+            if (now_ns() - start > WAIT_LIMIT_NS) {
                 __trap();
             }
         }

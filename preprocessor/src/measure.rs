@@ -230,11 +230,8 @@ fn measure_chosen(
                 elapsed,
             } => writeln!(
                 progress,
-                "[cuda] GPU lane {lane} stopped answering after {} ended {} (elapsed {}): it takes no more examples, and {} goes to a GPU that still answers, if one does",
-                example.id,
-                record.status.word(),
-                cuda_measured_core::report::elapsed(elapsed),
-                example.id
+                "[cuda] {}",
+                cuda_measured_core::report::lane_lost_line(lane, &example.id, record, elapsed)
             ),
         };
     };

@@ -361,11 +361,8 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
             record,
             elapsed,
         } => eprintln!(
-            "[cuda-runner] GPU lane {lane} stopped answering after {} ended {} (elapsed {}): it takes no more examples, and {} goes to a GPU that still answers, if one does",
-            example.id,
-            record.status.word(),
-            report::elapsed(elapsed),
-            example.id
+            "[cuda-runner] {}",
+            report::lane_lost_line(lane, &example.id, record, elapsed)
         ),
     };
     let done = session::run(&jobs, &mut bench, None, &mut on_event).map_err(|no_gpu| {

@@ -29,6 +29,22 @@ pub fn outcome_line(r: &Record) -> String {
     line
 }
 
+/// The line for a GPU lane that stopped answering after `example` ended
+/// with `record` ([`crate::session::Event::LaneLost`]), after the front
+/// end's prefix.
+pub fn lane_lost_line(
+    lane: usize,
+    example: &str,
+    record: &Record,
+    since_start: Duration,
+) -> String {
+    format!(
+        "GPU lane {lane} stopped answering after {example} ended {} (elapsed {}): it takes no more examples, and {example} goes to a GPU that still answers, if one does",
+        record.status.word(),
+        elapsed(since_start)
+    )
+}
+
 /// A readable table of all records and sizes.
 pub fn table(records: &[Record]) -> String {
     let mut out = String::new();

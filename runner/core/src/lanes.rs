@@ -208,11 +208,9 @@ mod tests {
     use super::*;
     use crate::example::Example;
     use crate::record::GpuFacts;
-    use crate::session::run;
+    use crate::session::{run, stand_in};
     use std::sync::{Arc, Barrier};
     use std::time::Duration;
-
-    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
 
     /// A stand-in GPU lane. Its first measurement waits until every lane
     /// has started one (so each lane surely takes work); with `dies` that
@@ -262,19 +260,7 @@ mod tests {
 
     impl Bench for Machine {
         fn probe(&mut self) -> Option<GpuFacts> {
-            Some(GpuFacts {
-                name: "Stand-in".into(),
-                compute_capability: "9.0".into(),
-                sm_count: 132,
-                l2_bytes: 1,
-                memory_bytes: 1,
-                peak_gbs: 1.0,
-                peak_source: "datasheet".into(),
-                driver: "0".into(),
-                cuda_driver_api: "13.0".into(),
-                nvrtc: "13.0".into(),
-                uuid: None,
-            })
+            Some(stand_in::gpu())
         }
         fn measure(&mut self, _: &Example, _: &str, _: Duration) -> Record {
             panic!("a machine of several GPUs measures on its lanes")
@@ -307,14 +293,6 @@ mod tests {
                 })
                 .collect(),
         ))
-    }
-
-    fn examples(dir: &std::path::Path, count: usize) -> Vec<Example> {
-        (0..count)
-            .map(|i| {
-                Example::from_inline(dir, "src/ch.md", dir, BODY, 1, &format!("e{i}")).unwrap()
-            })
-            .collect()
     }
 
     /// Runs `machine` over `ex`, storing under `dir`; returns the results,
@@ -354,7 +332,7 @@ mod tests {
     fn a_lost_gpu_hands_its_example_to_a_lane_that_answers() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
-        let ex = examples(dir.path(), 6);
+        let ex = stand_in::numbered(dir.path(), 6);
         let (done, lost, told) = measure(&mut lanes(&[true, false], None), &ex, &store);
         assert_eq!(lost.len(), 1);
         assert_eq!(lost[0].0, 0);
@@ -380,7 +358,7 @@ mod tests {
     fn a_fault_on_a_gpu_that_still_answers_is_the_examples() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
-        let ex = examples(dir.path(), 6);
+        let ex = stand_in::numbered(dir.path(), 6);
         let (done, lost, _) = measure(&mut lanes(&[false, false], Some("e3")), &ex, &store);
         assert!(lost.is_empty());
         for (i, d) in done.iter().enumerate() {
@@ -413,7 +391,7 @@ mod tests {
     fn with_every_gpu_lost_each_example_still_ends_with_a_record() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
-        let ex = examples(dir.path(), 4);
+        let ex = stand_in::numbered(dir.path(), 4);
         let (done, lost, _) = measure(&mut lanes(&[true, true], None), &ex, &store);
         assert_eq!(lost.len(), 2);
         let mut lost_examples: Vec<&str> = lost.iter().map(|(_, e)| e.as_str()).collect();

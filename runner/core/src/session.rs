@@ -316,12 +316,50 @@ pub(crate) fn conclude(
     Done { record, stored }
 }
 
+/// What the session's and the lanes' tests share: a stand-in GPU's facts
+/// and examples of one tiny kernel.
+#[cfg(test)]
+pub(crate) mod stand_in {
+    use crate::example::Example;
+    use crate::record::GpuFacts;
+
+    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    /// The facts a stand-in bench reports for its GPU.
+    pub fn gpu() -> GpuFacts {
+        GpuFacts {
+            name: "Stand-in".into(),
+            compute_capability: "9.0".into(),
+            sm_count: 132,
+            l2_bytes: 1,
+            memory_bytes: 1,
+            peak_gbs: 1.0,
+            peak_source: "datasheet".into(),
+            driver: "0".into(),
+            cuda_driver_api: "13.0".into(),
+            nvrtc: "13.0".into(),
+            uuid: None,
+        }
+    }
+
+    /// Examples of one tiny kernel in `dir`, named `ids`.
+    pub fn examples(dir: &std::path::Path, ids: &[&str]) -> Vec<Example> {
+        ids.iter()
+            .map(|id| Example::from_inline(dir, "src/ch.md", dir, BODY, 1, id).unwrap())
+            .collect()
+    }
+
+    /// `count` such examples, named e0, e1, ...
+    pub fn numbered(dir: &std::path::Path, count: usize) -> Vec<Example> {
+        let ids: Vec<String> = (0..count).map(|i| format!("e{i}")).collect();
+        examples(dir, &ids.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::Status;
-
-    const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
 
     /// Answers with a GPU (or none) and a passing record per example.
     struct Stand {
@@ -332,19 +370,7 @@ mod tests {
     impl Bench for Stand {
         fn probe(&mut self) -> Option<GpuFacts> {
             self.probes += 1;
-            self.gpu.then(|| GpuFacts {
-                name: "Stand-in".into(),
-                compute_capability: "9.0".into(),
-                sm_count: 132,
-                l2_bytes: 1,
-                memory_bytes: 1,
-                peak_gbs: 1.0,
-                peak_source: "datasheet".into(),
-                driver: "0".into(),
-                cuda_driver_api: "13.0".into(),
-                nvrtc: "13.0".into(),
-                uuid: None,
-            })
+            self.gpu.then(stand_in::gpu)
         }
 
         fn measure(&mut self, example: &Example, key: &str, _limit: Duration) -> Record {
@@ -357,10 +383,7 @@ mod tests {
     }
 
     fn examples(dir: &std::path::Path) -> Vec<Example> {
-        ["a", "b"]
-            .iter()
-            .map(|id| Example::from_inline(dir, "src/ch.md", dir, BODY, 1, id).unwrap())
-            .collect()
+        stand_in::examples(dir, &["a", "b"])
     }
 
     // Each example is measured in order, stored at once, and every step is
@@ -468,19 +491,7 @@ mod tests {
     fn several_gpus_share_the_examples_and_lose_none() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
-        let ex: Vec<Example> = (0..8)
-            .map(|i| {
-                Example::from_inline(
-                    dir.path(),
-                    "src/ch.md",
-                    dir.path(),
-                    BODY,
-                    1,
-                    &format!("e{i}"),
-                )
-                .unwrap()
-            })
-            .collect();
+        let ex = stand_in::numbered(dir.path(), 8);
         let jobs: Vec<Job<'_>> = ex
             .iter()
             .map(|e| Job {

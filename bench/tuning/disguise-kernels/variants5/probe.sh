@@ -14,54 +14,11 @@
 # OUTDIR/c16.json holds the full records.
 set -u
 OUT=${1:?usage: probe.sh OUTDIR (run from the repository root)}
-mkdir -p "$OUT"
-LOG=$OUT/probe.log
 V=bench/tuning/disguise-kernels/variants5
-V3=bench/tuning/disguise-kernels/variants3
 K=kernels/disguise
-NCU=${NCU:-/usr/local/cuda/bin/ncu}
-[[ -x $NCU ]] || NCU=$(command -v ncu || echo "$NCU")
-SECONDS=0
-
-say() { echo "=== [$SECONDS s] $*" >>"$LOG"; }
-
-summary() {
-    if command -v python3 >/dev/null; then
-        python3 - "$1" >>"$LOG" 2>&1 <<'PY'
-import json, sys
-try:
-    records = json.load(open(sys.argv[1]))
-except Exception as e:
-    print(f"(no records: {e})")
-    sys.exit(0)
-print(f"{'example':<44} {'status':<8} {'n':>5} {'median us':>10} {'% copy':>7} {'copy us':>8} {'spread':>7} {'regs':>5}")
-for r in records:
-    regs = ",".join(str(v) for _, v in r.get("registers", [])) or "-"
-    if not r.get("sizes"):
-        print(f"{r['example']:<44} {r['status']:<8} {r.get('message', '')[:120]}")
-        continue
-    for i, s in enumerate(r["sizes"]):
-        copy_us = s["bytes"] / (s["ceiling_gbs"] * 1e3) if s.get("ceiling_gbs") else float("nan")
-        pct = s.get("pct_ceiling") or float("nan")
-        print(f"{r['example'] if i == 0 else '':<44} {r['status'] if i == 0 else '':<8} {str(s['n']):>5} "
-              f"{s['median_us']:>10.2f} {pct:>6.1f}% {copy_us:>8.2f} {100 * s['rel_spread']:>6.2f}% {regs if i == 0 else '':>5}")
-    if r["status"] not in ("pass",):
-        print(f"{'':<44} {r.get('message', '')[:160]}")
-PY
-    else
-        cat "$1" >>"$LOG"
-    fi
-}
-
-# One `cuda-runner run` of the files given, as call NAME.
-measure() {
-    local name=$1
-    shift
-    say "$name: cuda-runner run $*"
-    timeout 120 cuda-runner run --json "$@" >"$OUT/$name.json" 2>>"$LOG"
-    say "$name: exit $?"
-    summary "$OUT/$name.json"
-}
+MEASURE_TIMEOUT_S=120
+# shellcheck source=../probe-lib.sh
+source "$(dirname "$0")/../probe-lib.sh"
 
 say "start; $(command -v cuda-runner)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,uuid --format=csv,noheader >>"$LOG" 2>&1

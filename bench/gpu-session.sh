@@ -103,32 +103,35 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 gpus=$(cuda-runner device --count 2>/dev/null || echo 0)
 nvidia-smi topo -m > "$out/topo.txt" 2>&1 || true
 mkdir -p results/allreduce
+# One step: COMMAND under a time limit, its output in session-logs/LOG, a
+# line if it fails, and the tarball packed after it.
+logged() { # LOG LIMIT COMMAND...
+    local log=$1 limit=$2
+    shift 2
+    timeout "$limit" "$@" > "$out/$log" 2>&1 || echo "${log%.log}: exit $?, see $log"
+    pack
+}
+# The probe one-shot-flags (bench/tuning/allreduce/flags/) beside NCCL and
+# the one-shot on K GPUs, into session-logs/ (never results/).
+flags_probe() { # K LIMIT
+    stamp "allreduce: the in-kernel-barrier one-shot probe on $1 GPU(s), against NCCL and the one-shot"
+    logged "allreduce-flags-$1gpu.log" "$2" cuda-runner allreduce --gpus "$1" \
+        --impls nccl,one-shot,one-shot-flags --sizes 8..16MiB --out "$out/allreduce-flags-$1gpu.json"
+}
 if [[ $gpus -lt 2 ]]; then
     stamp "allreduce: this machine shows $gpus GPU(s); the 2-GPU report needs 2 or more" | tee "$out/allreduce.txt"
 else
     stamp "allreduce: NCCL and our kernels on 2 GPUs, 8 B to 4 GiB"
-    timeout "${ALLREDUCE_LIMIT_S:-300}" cuda-runner allreduce --gpus 2 > "$out/allreduce-2gpu.log" 2>&1 ||
-        echo "allreduce on 2 GPUs: exit $?, see allreduce-2gpu.log"
+    logged allreduce-2gpu.log "${ALLREDUCE_LIMIT_S:-300}" cuda-runner allreduce --gpus 2
     tail -8 "$out/allreduce-2gpu.log"
-    pack
     stamp "allreduce: torch.distributed.all_reduce on 2 ranks"
-    timeout 150 python3 -m torch.distributed.run --nproc-per-node 2 bench/peers/allreduce_torch.py --out "$out/torch-allreduce-2gpu.jsonl" \
-        > "$out/torch-allreduce-2gpu.log" 2>&1 || echo "torch all-reduce: exit $?, see torch-allreduce-2gpu.log"
-    pack
-    stamp "allreduce: the in-kernel-barrier one-shot probe on 2 GPUs, against NCCL and the one-shot (bench/tuning/allreduce/flags/)"
-    timeout 120 cuda-runner allreduce --gpus 2 --impls nccl,one-shot,one-shot-flags --sizes 8..16MiB \
-        --out "$out/allreduce-flags-2gpu.json" > "$out/allreduce-flags-2gpu.log" 2>&1 ||
-        echo "flags probe on 2 GPUs: exit $?, see allreduce-flags-2gpu.log"
-    pack
+    logged torch-allreduce-2gpu.log 150 python3 -m torch.distributed.run --nproc-per-node 2 \
+        bench/peers/allreduce_torch.py --out "$out/torch-allreduce-2gpu.jsonl"
+    flags_probe 2 120
 fi
 stamp "allreduce: the same on 1 GPU (busbw 0: the time alone)"
-timeout 200 cuda-runner allreduce --gpus 1 > "$out/allreduce-1gpu.log" 2>&1 || echo "allreduce on 1 GPU: exit $?"
-pack
-stamp "allreduce: the in-kernel-barrier one-shot probe on 1 GPU"
-timeout 60 cuda-runner allreduce --gpus 1 --impls nccl,one-shot,one-shot-flags --sizes 8..16MiB \
-    --out "$out/allreduce-flags-1gpu.json" > "$out/allreduce-flags-1gpu.log" 2>&1 ||
-    echo "flags probe on 1 GPU: exit $?, see allreduce-flags-1gpu.log"
-pack
+logged allreduce-1gpu.log 200 cuda-runner allreduce --gpus 1
+flags_probe 1 60
 fi
 
 second=no

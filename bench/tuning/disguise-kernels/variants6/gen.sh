@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=../../../..
+# VEC is float4 a thread a step, or FIRST/SECOND for the two passes apart.
 gen() { # name vec hints maxblock minblocks what [cluster]
     python3 - "$@" <<'PY'
 import sys
@@ -12,11 +13,12 @@ name, vec, hints, maxb, minb, what = sys.argv[1:7]
 cluster = sys.argv[7] if len(sys.argv) > 7 else None
 t = open("layernorm_reread_cluster.cu.in" if cluster else "layernorm_reread.cu.in").read()
 t = t.replace("@CLUSTER@", cluster or "")
+vec, _, vec2 = vec.partition("/")
 t = t.replace("@NAME@", name).replace("@VEC@", vec).replace("@HINTS@", hints).replace("@WHAT@", what).replace("@MAXB@", maxb).replace("@MINB@", minb)
 inc = '#include "disguise/rows_layernorm.cuh"\n'
 t = t.replace(inc, "// ---- kernels/disguise/rows_layernorm.cuh, inlined ----\n" + open("../../../../kernels/disguise/rows_layernorm.cuh").read() + "// ---- end ----\n")
-if name.endswith('_j') or name.endswith('_l'):
-    t = t.replace('#ifndef VEC2', '#define VEC2 1\n#ifndef VEC2')
+if vec2:
+    t = t.replace('#ifndef VEC2', f'#define VEC2 {vec2}\n#ifndef VEC2')
 open(name + ".cu", "w").write(t)
 PY
 }
@@ -29,7 +31,7 @@ gen layernorm_reread_f 2 1 512 2 "This file (f): 8 blocks a row, at most 512 thr
 gen layernorm_reread_g 2 1 512 2 "This file (g): (f) with 16 blocks a row (a non-portable cluster size), 64 KiB slices, about 17 MiB in L2." 16
 gen layernorm_reread_h 2 1 512 4 "This file (h): (f) with 4 blocks an SM (32 registers): twice the slices in flight, about 66 MiB, more than L2 holds at 2^18." 8
 gen layernorm_reread_i 1 1 512 4 "This file (i): Inductor's autotuned shape at 2^12 (R0_BLOCK 2048, 16 warps, 32 registers, inductor-h200/configs.txt): 1 float4 a thread a step, 512 threads a block, 4 blocks an SM."
-gen layernorm_reread_j 2 1 512 4 "This file (j): (i) with 2 float4 a thread a step in the first pass (at 2^12 both of a thread's float4 are requested before either is used), 1 in the second (VEC2, so that 32 registers do not spill)."
+gen layernorm_reread_j 2/1 1 512 4 "This file (j): (i) with 2 float4 a thread a step in the first pass (at 2^12 both of a thread's float4 are requested before either is used), 1 in the second (VEC2, so that 32 registers do not spill)."
 gen layernorm_reread_k 1 2 512 4 "This file (k): (i), Inductor's shape, with the loads Triton emits for its eviction policies (L1::evict_last with an L2 evict_last policy, then L1::evict_first with an L2 evict_first policy), so that the second read can find the row in L1, where Nsight Compute found Inductor's."
-gen layernorm_reread_l 2 2 512 4 "This file (l): (j) with (k)'s loads."
+gen layernorm_reread_l 2/1 2 512 4 "This file (l): (j) with (k)'s loads."
 gen layernorm_reread_m 2 2 256 6 "This file (m): (a) with (k)'s loads."

@@ -6,7 +6,7 @@
 //! records; the example is measured again on a lane that still answers.
 
 use crate::record::{Record, Status};
-use crate::session::{Bench, Done, Event, Job, conclude};
+use crate::session::{Bench, Done, Event, Job, conclude, tell_measuring};
 use crate::store::Store;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -137,13 +137,9 @@ pub(crate) fn side_by_side(
         drop(tx);
         for news in rx {
             match news {
-                LaneNews::Measuring { index, lane } => on_event(Event::Measuring {
-                    index,
-                    count: jobs.len(),
-                    example: jobs[index].example,
-                    elapsed: started.elapsed(),
-                    lane: Some(lane),
-                }),
+                LaneNews::Measuring { index, lane } => {
+                    tell_measuring(index, jobs, started, Some(lane), on_event)
+                }
                 LaneNews::Measured { index, record } => {
                     done[index] = Some(conclude(index, &jobs[index], *record, store, on_event));
                 }
@@ -173,13 +169,7 @@ pub(crate) fn side_by_side(
         }
         let concluded = match answering.first_mut() {
             Some((lane, bench)) => {
-                on_event(Event::Measuring {
-                    index,
-                    count: jobs.len(),
-                    example: job.example,
-                    elapsed: started.elapsed(),
-                    lane: Some(*lane),
-                });
+                tell_measuring(index, jobs, started, Some(*lane), on_event);
                 let record = bench.measure(job.example, job.key, job.limit);
                 conclude(index, job, record, store, on_event)
             }

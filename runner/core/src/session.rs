@@ -284,17 +284,28 @@ pub fn run(
     }
     let mut done = Vec::with_capacity(jobs.len());
     for (index, job) in jobs.iter().enumerate() {
-        on_event(Event::Measuring {
-            index,
-            count: jobs.len(),
-            example: job.example,
-            elapsed: started.elapsed(),
-            lane: None,
-        });
+        tell_measuring(index, jobs, started, None, on_event);
         let record = bench.measure(job.example, job.key, job.limit);
         done.push(conclude(index, job, record, store, on_event));
     }
     Ok(done)
+}
+
+/// Tells that job `index` starts (on `lane`, on several GPUs).
+pub(crate) fn tell_measuring(
+    index: usize,
+    jobs: &[Job<'_>],
+    started: Instant,
+    lane: Option<usize>,
+    on_event: &mut dyn FnMut(Event<'_>),
+) {
+    on_event(Event::Measuring {
+        index,
+        count: jobs.len(),
+        example: jobs[index].example,
+        elapsed: started.elapsed(),
+        lane,
+    });
 }
 
 /// Stores job `index`'s record (when there is a store), tells it, and

@@ -22,6 +22,13 @@ python3 "$V/gen.py" || { say "gen.py failed"; exit 1; }
 
 say "start; $(command -v cuda-runner)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,uuid --format=csv,noheader >>"$LOG" 2>&1
+# Round 4 (ROUND=4): fewer rows in flight an SM.
+if [[ ${ROUND:-1} == 4 ]]; then
+    measure inflight "$K/layernorm_cached_sums.cu" "$V/layernorm_inflight64.cu" "$V/layernorm_inflight96.cu" \
+        "$K/softmax_cached_block.cu" "$V/softmax_inflight64.cu" "$V/softmax_inflight96.cu"
+    say "done"
+    exit 0
+fi
 # Round 3 (ROUND=3): the cluster kernels with the stash filled by one bulk copy.
 if [[ ${ROUND:-1} == 3 ]]; then
     measure tma_ln "$K/layernorm_cluster_pipelined.cu" "$V/layernorm_tma_a.cu" "$V/layernorm_tma_b.cu"

@@ -14,37 +14,19 @@ block = "min(1024, 32 * ceil_div(cols, 1024))"
 args = ["x", "weight", "bias", "y", "eps", "rows", "cols"]
 +++*/
 
-// layernorm_cached_sums with one change: x is loaded with the cache hints
-// that torch.compile's Triton code gives a tensor at its last read
+// layernorm_cached_sums with x loaded with the cache hints that
+// torch.compile's Triton code gives a tensor at its last read
 // (eviction_policy='evict_first'): evict first from L1, and from L2 under
-// an evict-first cache policy. Each row is read once, so the hints only
-// say what is true; the chapter measures whether saying it pays.
+// an evict-first cache policy (ptx_loads.cuh). Each row is read once, so
+// the hints only say what is true; the chapter measures whether saying it
+// pays, against layernorm_asm_load, the same asm without the hints. The
+// hints are on the float4 path only; rows whose length is not a multiple
+// of 4 read x plainly.
 
 #include "layernorm_sums.cuh"
+#include "ptx_loads.cuh"
 
-// ANCHOR: evict_first
-// An L2 cache policy that marks what it covers evict-first (on sm_90 the
-// plain .L2::evict_first qualifier is for 256-bit loads only).
-__device__ __forceinline__ unsigned long long evict_first_policy() {
-    unsigned long long policy;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    return policy;
-}
-
-// A float4 of x, loaded as Triton loads with eviction_policy='evict_first':
-// L1::evict_first and that L2 policy. The load stays on the read-only path
-// (.nc) that the plain kernel's loads of a const __restrict__ pointer
-// take, and the asm is not volatile, so the compiler may predicate and
-// schedule it as it does a plain load: the hints are the only difference.
-__device__ __forceinline__ float4 load_evict_first(const float4* p, unsigned long long policy) {
-    float4 v;
-    asm("ld.global.nc.L1::evict_first.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
-        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-        : "l"(p), "l"(policy));
-    return v;
-}
-// ANCHOR_END: evict_first
-
+// ANCHOR: kernel
 extern "C" __global__ void __launch_bounds__(1024) layernorm_evict_first(
     const float* __restrict__ x, const float* __restrict__ weight, const float* __restrict__ bias,
     float* __restrict__ y, float eps, unsigned int rows, unsigned int cols) {
@@ -52,3 +34,4 @@ extern "C" __global__ void __launch_bounds__(1024) layernorm_evict_first(
     layernorm_sums_row(x, weight, bias, y, eps, cols,
                        [policy](const float4* p) { return load_evict_first(p, policy); });
 }
+// ANCHOR_END: kernel

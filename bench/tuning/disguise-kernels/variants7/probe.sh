@@ -19,6 +19,19 @@ MEASURE_TIMEOUT_S=150
 source "$(dirname "$0")/../probe-lib.sh"
 # The probe files are generated, not committed.
 python3 "$V/gen.py" || { say "gen.py failed"; exit 1; }
+# ncu_at SIZE METRICS FILE...: one launch of each file at SIZE under Nsight
+# Compute, counters into OUT/ncu-NAME.csv and the log.
+ncu_at() {
+    local size=$1 metrics=$2 f b
+    shift 2
+    for f in "$@"; do
+        b=$(basename "$f" .cu)
+        say "ncu $b $size"
+        timeout 60 ncu --clock-control none --csv --metrics "$metrics" -k "regex:$b" \
+            cuda-runner launch-once "$f" --size "$size" >"$OUT/ncu-$b.csv" 2>&1
+        grep '^"0"' "$OUT/ncu-$b.csv" | awk -F'","' '{print $13" = "$15}' | tr -d '"' >>"$LOG"
+    done
+}
 
 say "start; $(command -v cuda-runner)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,uuid --format=csv,noheader >>"$LOG" 2>&1
@@ -34,13 +47,7 @@ if [[ ${ROUND:-1} == 3 ]]; then
     measure tma_ln "$K/layernorm_cluster_pipelined.cu" "$V/layernorm_tma_a.cu" "$V/layernorm_tma_b.cu"
     measure tma_softmax "$K/softmax_cluster_split.cu" "$V/softmax_tma_a.cu" "$V/softmax_tma_b.cu"
     M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_shared_mem
-    for f in "$V/layernorm_tma_a.cu" "$V/layernorm_tma_b.cu" "$V/softmax_tma_a.cu"; do
-        b=$(basename "$f" .cu)
-        say "ncu $b 2^18"
-        timeout 60 ncu --clock-control none --csv --metrics "$M" -k "regex:$b" \
-            cuda-runner launch-once "$f" --size 2^18 >"$OUT/ncu-$b.csv" 2>&1
-        grep '^"0"' "$OUT/ncu-$b.csv" | awk -F'","' '{print $13" = "$15}' | tr -d '"' >>"$LOG"
-    done
+    ncu_at 2^18 "$M" "$V/layernorm_tma_a.cu" "$V/layernorm_tma_b.cu" "$V/softmax_tma_a.cu"
     say "done"
     exit 0
 fi
@@ -50,14 +57,8 @@ if [[ ${ROUND:-1} == 2 ]]; then
     measure sums "$K/layernorm_cached_sums.cu" "$V/layernorm_sums_v2.cu" "$V/layernorm_sums_v2b.cu" \
         "$V/layernorm_sums_v4.cu" "$V/layernorm_sums_v4b.cu"
     M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers,launch__shared_mem_config_size
-    for f in "$K/layernorm_cluster_pipelined.cu" bench/tuning/disguise-kernels/variants2/layernorm_cluster_split_noaffine.cu \
-        "$V/layernorm_wbring2.cu" "$V/layernorm_wbring3.cu" "$K/softmax_cluster_split.cu"; do
-        b=$(basename "$f" .cu)
-        say "ncu $b 2^18"
-        timeout 60 ncu --clock-control none --csv --metrics "$M" -k "regex:$b" \
-            cuda-runner launch-once "$f" --size 2^18 >"$OUT/ncu-$b.csv" 2>&1
-        grep '^"0"' "$OUT/ncu-$b.csv" | awk -F'","' '{print $13" = "$15}' | tr -d '"' >>"$LOG"
-    done
+    ncu_at 2^18 "$M" "$K/layernorm_cluster_pipelined.cu" bench/tuning/disguise-kernels/variants2/layernorm_cluster_split_noaffine.cu \
+        "$V/layernorm_wbring2.cu" "$V/layernorm_wbring3.cu" "$K/softmax_cluster_split.cu"
     say "done"
     exit 0
 fi
@@ -70,12 +71,6 @@ measure l1_hints "$V6/layernorm_reread_k.cu" "$V6/layernorm_reread_l.cu" "$V6/la
 # Where the second read of variants6 (i) and (k) is served, beside cached_sums.
 if command -v ncu >/dev/null; then
     M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_registers,launch__registers_per_thread
-    for f in "$V6/layernorm_reread_i.cu" "$V6/layernorm_reread_k.cu" "$K/layernorm_cached_sums.cu" "$V/layernorm_hint_o.cu"; do
-        b=$(basename "$f" .cu)
-        say "ncu $b 2^12"
-        timeout 60 ncu --clock-control none --csv --metrics "$M" -k "regex:$b" \
-            cuda-runner launch-once "$f" --size 2^12 >"$OUT/ncu-$b.csv" 2>&1
-        grep '^"0"' "$OUT/ncu-$b.csv" | awk -F'","' '{print $13" = "$15}' | tr -d '"' >>"$LOG"
-    done
+    ncu_at 2^12 "$M" "$V6/layernorm_reread_i.cu" "$V6/layernorm_reread_k.cu" "$K/layernorm_cached_sums.cu" "$V/layernorm_hint_o.cu"
 fi
 say "done"

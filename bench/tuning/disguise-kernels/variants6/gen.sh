@@ -4,19 +4,19 @@
 # cannot include it).
 set -euo pipefail
 cd "$(dirname "$0")"
-ROOT=../../../..
 # VEC is float4 a thread a step, or FIRST/SECOND for the two passes apart.
 gen() { # name vec hints maxblock minblocks what [cluster]
     python3 - "$@" <<'PY'
 import sys
+sys.path.insert(0, "..")
+from probe_gen import inline  # ../probe_gen.py
 name, vec, hints, maxb, minb, what = sys.argv[1:7]
 cluster = sys.argv[7] if len(sys.argv) > 7 else None
 t = open("layernorm_reread_cluster.cu.in" if cluster else "layernorm_reread.cu.in").read()
 t = t.replace("@CLUSTER@", cluster or "")
 vec, _, vec2 = vec.partition("/")
 t = t.replace("@NAME@", name).replace("@VEC@", vec).replace("@HINTS@", hints).replace("@WHAT@", what).replace("@MAXB@", maxb).replace("@MINB@", minb)
-inc = '#include "disguise/rows_layernorm.cuh"\n'
-t = t.replace(inc, "// ---- kernels/disguise/rows_layernorm.cuh, inlined ----\n" + open("../../../../kernels/disguise/rows_layernorm.cuh").read() + "// ---- end ----\n")
+t = inline(t)
 if vec2:
     t = t.replace('#ifndef VEC2', f'#define VEC2 {vec2}\n#ifndef VEC2')
 open(name + ".cu", "w").write(t)

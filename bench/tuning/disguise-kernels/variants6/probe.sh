@@ -21,6 +21,8 @@ K=kernels/disguise
 MEASURE_TIMEOUT_S=120
 # shellcheck source=../probe-lib.sh
 source "$(dirname "$0")/../probe-lib.sh"
+# The probe files are generated, not committed.
+bash "$(dirname "$0")/gen.sh" || { say "gen.sh failed"; exit 1; }
 
 say "start; $(command -v cuda-runner)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,uuid --format=csv,noheader >>"$LOG" 2>&1

@@ -19,6 +19,7 @@ MEASURE_TIMEOUT_S=150
 source "$(dirname "$0")/../probe-lib.sh"
 # The probe files are generated, not committed.
 python3 "$V/gen.py" || { say "gen.py failed"; exit 1; }
+bash "$V6/gen.sh" || { say "variants6/gen.sh failed"; exit 1; }  # round 1 measures three of its files
 # ncu_at SIZE METRICS FILE...: one launch of each file at SIZE under Nsight
 # Compute, counters into OUT/ncu-NAME.csv and the log.
 ncu_at() {

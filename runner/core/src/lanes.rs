@@ -293,14 +293,7 @@ mod tests {
         ex: &[Example],
         store: &Store,
     ) -> (Vec<Done>, Vec<(usize, String)>, Vec<String>) {
-        let jobs: Vec<Job<'_>> = ex
-            .iter()
-            .map(|e| Job {
-                example: e,
-                key: "k",
-                limit: Duration::from_secs(1),
-            })
-            .collect();
+        let jobs = stand_in::jobs(ex, "k");
         let mut lost = Vec::new();
         let mut told = Vec::new();
         let done = run(&jobs, machine, Some(store), &mut |e| match e {

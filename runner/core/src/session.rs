@@ -365,6 +365,18 @@ pub(crate) mod stand_in {
         let ids: Vec<String> = (0..count).map(|i| format!("e{i}")).collect();
         examples(dir, &ids.iter().map(String::as_str).collect::<Vec<_>>())
     }
+
+    /// A job per example, all under `key`, each with a time limit of 1 s.
+    pub fn jobs<'a>(examples: &'a [Example], key: &'a str) -> Vec<super::Job<'a>> {
+        examples
+            .iter()
+            .map(|e| super::Job {
+                example: e,
+                key,
+                limit: std::time::Duration::from_secs(1),
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -404,14 +416,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
         let ex = examples(dir.path());
-        let jobs: Vec<Job<'_>> = ex
-            .iter()
-            .map(|e| Job {
-                example: e,
-                key: "k1",
-                limit: Duration::from_secs(1),
-            })
-            .collect();
+        let jobs = stand_in::jobs(&ex, "k1");
         let mut bench = Stand {
             gpu: true,
             probes: 0,
@@ -503,14 +508,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("results"));
         let ex = stand_in::numbered(dir.path(), 8);
-        let jobs: Vec<Job<'_>> = ex
-            .iter()
-            .map(|e| Job {
-                example: e,
-                key: "k",
-                limit: Duration::from_secs(1),
-            })
-            .collect();
+        let jobs = stand_in::jobs(&ex, "k");
         let mut started = vec![false; jobs.len()];
         let mut lanes_seen = std::collections::BTreeSet::new();
         let done = run(&jobs, &mut TwoGpus, Some(&store), &mut |e| match e {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes this folder's three cluster-of-16 probe files (README.md) from
-kernels/disguise/layernorm_cluster_pipelined.cu, its headers inlined.
+"""Writes this folder's probe files (README.md): the three cluster-of-16
+ones from kernels/disguise/layernorm_cluster_pipelined.cu, and the
+persistent softmax from softmax_v4_prefetch.cu.in, headers inlined.
 probe.sh runs it. Run from anywhere: python3 gen.py
 """
 import pathlib
@@ -34,3 +35,8 @@ for name, regs, smem, ahead, early, what in [
         (define("WB_EARLY", 1, "of them, issued before the reduction"),
          define("WB_EARLY", early, "of them, issued before the reduction")),
     ])
+
+# The persistent softmax, written by hand (softmax_v4_prefetch.cu.in), its
+# headers inlined.
+(HERE / "softmax_v4_prefetch.cu").write_text(
+    probe_gen.inline((HERE / "softmax_v4_prefetch.cu.in").read_text()))

@@ -7,6 +7,14 @@ NVRTC_VERSION=13.0.88
 SASS_TOOLS_VERSION=13.5.37
 TOOLS="$ROOT/.tools"
 
+# Where cargo puts what it builds: CARGO_TARGET_DIR, a cargo config's
+# build.target-dir, or target/ (the scripts run the binaries they built,
+# not whatever target/ holds). Sets TARGET_DIR where there is cargo.
+if command -v cargo >/dev/null; then
+    TARGET_DIR="$(cargo metadata --no-deps --format-version 1 --manifest-path "$ROOT/Cargo.toml" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+fi
+
 # mdbook: a carried bundle (dist/bin) on machines without cargo, else the
 # pinned version installed into .tools/ on first use.
 ensure_mdbook() {

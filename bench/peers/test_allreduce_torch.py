@@ -85,4 +85,6 @@ class Figures(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    from unittest_main import main
+
+    main()

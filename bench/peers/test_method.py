@@ -58,4 +58,6 @@ class ConformanceTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    from unittest_main import main
+
+    main()

@@ -62,4 +62,6 @@ class PoolTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    from unittest_main import main
+
+    main()

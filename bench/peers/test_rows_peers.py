@@ -189,4 +189,6 @@ class TorchChecks(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    from unittest_main import main
+
+    main()

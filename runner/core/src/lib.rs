@@ -46,7 +46,6 @@ pub mod host;
 pub mod include_scan;
 pub mod isolate;
 pub mod key;
-pub mod lanes;
 pub mod launch_plan;
 pub mod lifetime;
 pub mod limits;

@@ -13,6 +13,8 @@ use crate::store::{Store, StoreError};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod lanes;
+
 /// Where measurements come from: the real GPU through `cuda-runner`
 /// children ([`IsolatedBench`]), or a stand-in in tests.
 pub trait Bench {
@@ -34,7 +36,7 @@ pub trait Bench {
     /// Whether the GPU still answers as it did when probed, asked afresh.
     /// A lane asks after an example ends in a fault, a launch error or a
     /// time-out, and stops taking work when it does not
-    /// ([`crate::lanes`]). A bench that cannot lose its GPU keeps the
+    /// (the `lanes` module). A bench that cannot lose its GPU keeps the
     /// default.
     fn still_answers(&mut self) -> bool {
         true
@@ -278,7 +280,7 @@ pub fn run(
         Vec::new()
     };
     if lanes.len() > 1 {
-        return Ok(crate::lanes::side_by_side(
+        return Ok(lanes::side_by_side(
             jobs, lanes, store, on_event, started,
         ));
     }

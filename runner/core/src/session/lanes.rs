@@ -6,7 +6,7 @@
 //! records; the example is measured again on a lane that still answers.
 
 use crate::record::{Record, Status};
-use crate::session::{Bench, Done, Event, Job, conclude, tell_measuring};
+use super::{Bench, Done, Event, Job, conclude, tell_measuring};
 use crate::store::Store;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

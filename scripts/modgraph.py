@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""The module rule: in each crate listed below, no cycle among its top-level
+modules, and in a layered crate no module importing from a layer above its
+own. scripts/test runs it; `scripts/modgraph.py --self-test` shows it
+failing on a planted upward import and a planted cycle.
+
+A crate's layers are the folders under its src/, bottom first; a module's
+layer is the folder it lives in, and `crate::a::b` or `crate::b` (a
+curated re-export at the crate root) both name module b of layer a.
+Test code is left out: `#[cfg(test)]` items and the files they declare
+(`mod tests;`) may import anything.
+"""
+import os
+import re
+import sys
+import tempfile
+
+# crate source folder -> its layers, bottom first (None: only no cycles).
+CRATES = {
+    "runner/core/src": None,
+    "preprocessor/src": None,
+    "runner/src": None,
+}
+
+CFG_TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+
+
+def strip_comments(src):
+    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+    return re.sub(r"//[^\n]*", "", src)
+
+
+def strip_cfg_test_blocks(src):
+    """Removes every `#[cfg(test)]` item with a braced body (a test module)."""
+    out = []
+    i = 0
+    marker = "#[cfg(test)]"
+    while True:
+        j = src.find(marker, i)
+        if j < 0:
+            out.append(src[i:])
+            return "".join(out)
+        out.append(src[i:j])
+        brace = src.find("{", j)
+        semi = src.find(";", j)
+        if brace < 0 or (0 <= semi < brace):
+            i = semi + 1  # `#[cfg(test)] mod tests;` or a `use`: dropped
+            continue
+        depth = 0
+        k = brace
+        while k < len(src):
+            if src[k] == "{":
+                depth += 1
+            elif src[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        i = k + 1
+
+
+def rust_files(src_dir):
+    for d, _, files in os.walk(src_dir):
+        for f in sorted(files):
+            if f.endswith(".rs"):
+                yield os.path.relpath(os.path.join(d, f), src_dir)
+
+
+def test_only_files(src_dir):
+    """Files declared by a `#[cfg(test)] mod name;` (and what lies under them)."""
+    test_only = set()
+    for rel in rust_files(src_dir):
+        text = strip_comments(open(os.path.join(src_dir, rel), encoding="utf-8").read())
+        base = os.path.dirname(rel)
+        stem = os.path.splitext(os.path.basename(rel))[0]
+        here = base if stem in ("lib", "main", "mod") else os.path.join(base, stem)
+        for name in CFG_TEST_MOD.findall(text):
+            test_only.add(os.path.normpath(os.path.join(here, name + ".rs")))
+            test_only.add(os.path.normpath(os.path.join(here, name)) + os.sep)
+    return test_only
+
+
+def is_test_only(rel, test_only):
+    return rel in test_only or any(rel.startswith(p) for p in test_only if p.endswith(os.sep))
+
+
+def modules(src_dir, layers):
+    """Top-level module of each source file: (layer, module) for a layered
+    crate, (None, module) otherwise; lib.rs and main.rs are the root."""
+    found = {}
+    for rel in rust_files(src_dir):
+        parts = rel.split(os.sep)
+        if layers:
+            if parts[0] in ("lib.rs", "main.rs") or parts[0].removesuffix(".rs") in layers and len(parts) == 1:
+                continue
+            layer = parts[0].removesuffix(".rs")
+            if len(parts) < 2 or layer not in layers:
+                found[rel] = (None, parts[0].removesuffix(".rs"))
+                continue
+            found[rel] = (layer, parts[1].removesuffix(".rs"))
+        else:
+            if parts[0] in ("lib.rs", "main.rs"):
+                continue
+            found[rel] = (None, parts[0].removesuffix(".rs"))
+    return found
+
+
+def references(text):
+    """Every first or second path segment after `crate::`, with groups."""
+    refs = []
+    for m in re.finditer(r"\bcrate::(\{[^}]*\}|\w+)(?:::(\{[^}]*\}|\w+))?", text):
+        first, second = m.group(1), m.group(2)
+        firsts = re.findall(r"(?:^|[{,])\s*(\w+)", first) if first.startswith("{") else [first]
+        for f in firsts:
+            seconds = []
+            if second and len(firsts) == 1:
+                seconds = re.findall(r"(?:^|[{,])\s*(\w+)", second) if second.startswith("{") else [second]
+            refs.append((f, seconds))
+    return refs
+
+
+def check_crate(src_dir, layers):
+    """The crate's violations, as sentences."""
+    problems = []
+    test_only = test_only_files(src_dir)
+    mods = modules(src_dir, layers)
+    names = {m for _, m in mods.values()}
+    layer_of = {m: layer for layer, m in mods.values()}
+    if layers:
+        for rel, (layer, m) in sorted(mods.items()):
+            if layer is None and not is_test_only(rel, test_only):
+                problems.append(f"{src_dir}/{rel}: module `{m}` is in no layer; move it under one of {', '.join(layers)}")
+    graph = {m: set() for m in names}
+    where = {}
+    for rel, (layer, m) in mods.items():
+        if is_test_only(rel, test_only):
+            continue
+        text = strip_cfg_test_blocks(strip_comments(open(os.path.join(src_dir, rel), encoding="utf-8").read()))
+        for first, seconds in references(text):
+            targets = []
+            if layers and first in layers:
+                targets = [s for s in seconds if s in names]
+            elif first in names:
+                targets = [first]
+            for t in targets:
+                if t != m:
+                    graph[m].add(t)
+                    where.setdefault((m, t), rel)
+    if layers:
+        rank = {layer: i for i, layer in enumerate(layers)}
+        for (m, t), rel in sorted(where.items()):
+            lm, lt = layer_of.get(m), layer_of.get(t)
+            if lm in rank and lt in rank and rank[lt] > rank[lm]:
+                problems.append(
+                    f"{src_dir}/{rel}: `{m}` ({lm}) imports `{t}` ({lt}), a layer above it; "
+                    f"layers go {' < '.join(layers)} and imports point down only"
+                )
+    for cycle in cycles(graph):
+        edges = ", ".join(f"{a} -> {b} ({where[(a, b)]})" for a, b in cycle_edges(graph, cycle))
+        problems.append(f"{src_dir}: module cycle {{{', '.join(sorted(cycle))}}}: {edges}")
+    return problems
+
+
+def cycles(graph):
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def cycle_edges(graph, comp):
+    members = set(comp)
+    return sorted((a, b) for a in members for b in graph[a] if b in members)
+
+
+def self_test():
+    """The rule fails on a planted upward import and a planted cycle, and
+    passes the same crate without them."""
+    def crate(files):
+        root = tempfile.mkdtemp()
+        for rel, text in files.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return root
+
+    clean = {
+        "lib.rs": "pub mod model; pub mod store;\npub use model::size;\n",
+        "model/mod.rs": "pub mod size;\n",
+        "model/size.rs": "pub struct Size;\n#[cfg(test)]\nmod tests { use crate::store::record::Record; }\n",
+        "store/mod.rs": "pub mod record;\n",
+        "store/record.rs": "use crate::model::size::Size;\nuse crate::size;\n",
+    }
+    layers = ["model", "store"]
+    assert check_crate(crate(clean), layers) == [], check_crate(crate(clean), layers)
+    upward = dict(clean)
+    upward["model/size.rs"] = "use crate::store::record::Record;\npub struct Size;\n"
+    found = check_crate(crate(upward), layers)
+    assert any("a layer above it" in p for p in found), found
+    assert any("module cycle" in p for p in found), found
+    flat = {
+        "lib.rs": "mod a; mod b; mod c;\n#[cfg(test)]\nmod test_support;\n",
+        "a.rs": "use crate::{b, c::Thing};\n",
+        "b.rs": "// crate::a is only named in a comment\n",
+        "c.rs": "pub struct Thing;\n",
+        "test_support.rs": "use crate::a;\n",
+    }
+    assert check_crate(crate(flat), None) == [], check_crate(crate(flat), None)
+    flat["c.rs"] = "pub struct Thing;\nfn f() { crate::a::g(); }\n"
+    found = check_crate(crate(flat), None)
+    assert len(found) == 1 and "{a, c}" in found[0], found
+    stray = dict(clean)
+    stray["loose.rs"] = "pub fn f() {}\n"
+    found = check_crate(crate(stray), layers)
+    assert any("is in no layer" in p for p in found), found
+    print("modgraph self-test: an upward import, a cycle and a module outside the layers each fail the rule")
+
+
+def main():
+    if "--self-test" in sys.argv[1:]:
+        self_test()
+        return 0
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    problems = []
+    for src_dir, layers in CRATES.items():
+        os.chdir(root)
+        problems += check_crate(src_dir, layers)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        return 1
+    print(f"module rule holds in {', '.join(CRATES)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -400,3 +400,167 @@ mod tests {
         assert!(err.contains("evaluates to 0"), "{err}");
     }
 }
+
+/// Every launch plan of every example in `kernels/`, and a set of
+/// expressions that exercise the language, evaluated and written one per
+/// line: the record the expression evaluator is held to
+/// (`testdata/launch_plans.txt`, written by evalexpr before the port to
+/// exmex).
+#[cfg(test)]
+mod every_plan {
+    use super::*;
+    use std::fmt::Write;
+    use std::path::Path;
+
+    const SIZES: &[u64] = &[
+        1,
+        7,
+        1000,
+        1_000_003,
+        1 << 16,
+        1 << 20,
+        (1 << 24) + 5,
+        1 << 26,
+        1 << 28,
+        1 << 30,
+        1 << 31,
+    ];
+    const SMS: &[u32] = &[1, 78, 132];
+
+    /// Expressions beyond the examples': precedence, integer division and
+    /// remainder, unary minus, nesting, and the errors.
+    const EXPRESSIONS: &[&str] = &[
+        "7 / 2",
+        "n / 3",
+        "n % 7",
+        "2 + 3 * 4",
+        "(2 + 3) * 4",
+        "10 - 3 - 2",
+        "100 / 10 / 2",
+        "2 * 3 % 4",
+        "-3 + n",
+        "n - -2",
+        "min(3, max(1, 2))",
+        "max(n, sms) - min(n, sms)",
+        "ceil_div(n, 3)",
+        "ceil_div(n + 255, 256) * 256",
+        "pow2_floor(n)",
+        "pow2_floor(sms * 2) * 4",
+        "min(ceil_div(n, 4096), pow2_floor(sms * 2))",
+        "n - 2 * n",
+        "n / 0",
+        "n % 0",
+        "ceil_div(n, 0)",
+        "pow2_floor(0)",
+        "n * n * n",
+        "blocks * 2",
+        "foo(n)",
+        "n +",
+        "2.5 * n",
+        "",
+    ];
+
+    fn render(plan: &Result<ResolvedPlan, PlanError>) -> String {
+        match plan {
+            Err(e) => format!("error: {e}"),
+            Ok(p) => {
+                let launches: Vec<String> = p
+                    .launches
+                    .iter()
+                    .map(|l| format!("{}({})", l.describe(), l.args.join(",")))
+                    .collect();
+                format!(
+                    "{} | scratch {:?} | bytes {:?} | scalars {:?} | shape {}x{}",
+                    launches.join("; "),
+                    p.scratch,
+                    p.bytes,
+                    p.scalars,
+                    p.instance.shape.rows,
+                    p.instance.shape.cols
+                )
+            }
+        }
+    }
+
+    fn examples(dir: &Path, kernels: &Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                examples(&path, kernels, out);
+            } else if path.extension().is_some_and(|e| e == "cu")
+                && std::fs::read_to_string(&path)
+                    .unwrap()
+                    .contains(crate::source::HEADER_OPEN)
+            {
+                let rel = path.strip_prefix(kernels).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    fn record() -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let kernels = root.join("kernels");
+        let mut files = Vec::new();
+        examples(&kernels, &kernels, &mut files);
+        let mut text = String::new();
+        for rel in &files {
+            let ex = match Example::from_file(&root, &kernels, rel, None, None) {
+                Ok(ex) => ex,
+                Err(e) => {
+                    writeln!(text, "{rel}: not an example: {}", e.message).unwrap();
+                    continue;
+                }
+            };
+            for &n in SIZES {
+                for &sms in SMS {
+                    let plan = resolve(&ex.declaration, n, sms);
+                    writeln!(text, "{rel} n={n} sms={sms}: {}", render(&plan)).unwrap();
+                }
+            }
+        }
+        for e in EXPRESSIONS {
+            for &n in &[0u64, 1, 1000, 1 << 31, 1 << 40] {
+                let vars = BTreeMap::from([("n".to_string(), n), ("sms".to_string(), 132)]);
+                let got = match eval(&Expr::Text(e.to_string()), &vars, PlanField::Bytes) {
+                    Ok(v) => v.to_string(),
+                    Err(err) => format!("error: {}", err.message),
+                };
+                writeln!(text, "`{e}` n={n}: {got}").unwrap();
+            }
+        }
+        text
+    }
+
+    // Every example's plan at every size and SM count, and every listed
+    // expression, evaluates as recorded: the values are those evalexpr
+    // gave before the port to exmex (errors may be worded otherwise, but
+    // an expression that failed still fails and one that passed gives the
+    // same number). `BLESS_PLANS=1` rewrites the record.
+    #[test]
+    fn every_plan_evaluates_as_recorded() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata/launch_plans.txt");
+        let got = record();
+        if std::env::var_os("BLESS_PLANS").is_some() {
+            std::fs::write(&path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap();
+        let values = |t: &str| -> Vec<String> {
+            t.lines()
+                .map(|l| match l.find(": error") {
+                    Some(at) => format!("{}: error", &l[..at]),
+                    None => l.to_string(),
+                })
+                .collect()
+        };
+        let (got_v, want_v) = (values(&got), values(&want));
+        assert_eq!(got_v.len(), want_v.len(), "as many lines as recorded");
+        for (g, w) in got_v.iter().zip(&want_v) {
+            assert_eq!(g, w);
+        }
+    }
+}

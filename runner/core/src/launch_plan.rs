@@ -1,16 +1,13 @@
 //! Turns a declaration's launch expressions into concrete launches for one
 //! size on one device. Expressions use `n`, `sms`, earlier `gridK`/`blockK`,
 //! integer arithmetic, `min`, `max`, `ceil_div(a, b)` and `pow2_floor(a)`
-//! (the largest power of two not above `a`).
+//! (the largest power of two not above `a`), evaluated by [`plan_expr`].
 
 use crate::declaration::{Declaration, Expr};
 use crate::example::Example;
 use crate::header_lines::{HeaderField, header_place_of};
+use crate::plan_expr::{self, ExprError, VOCABULARY};
 use crate::problem::{Instance, Shape};
-use evalexpr::{
-    ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
-    Function, HashMapContext, Value,
-};
 use std::collections::BTreeMap;
 
 /// A launch with numbers.
@@ -244,9 +241,6 @@ fn eval_u32(
     })
 }
 
-/// What expressions may use besides variables, for error messages.
-const VOCABULARY: &str = "+ - * / %, min(a, b), max(a, b), ceil_div(a, b) and pow2_floor(a)";
-
 fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u64, PlanError> {
     let text = match expr {
         Expr::Int(v) => return Ok(*v),
@@ -258,49 +252,19 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u
         expr: text.clone(),
         message,
     };
-    let mut ctx = HashMapContext::<DefaultNumericTypes>::new();
-    for (k, v) in vars {
-        let v = i64::try_from(*v).map_err(|_| fail("a variable is out of range".into()))?;
-        ctx.set_value(k.clone(), Value::from_int(v))
-            .map_err(|e| fail(e.to_string()))?;
+    if vars.values().any(|v| i64::try_from(*v).is_err()) {
+        return Err(fail("a variable is out of range".into()));
     }
-    ctx.set_function(
-        "ceil_div".into(),
-        Function::new(|arg| {
-            let t = arg.as_fixed_len_tuple(2)?;
-            let (a, b): (i64, i64) = (t[0].as_int()?, t[1].as_int()?);
-            if b <= 0 {
-                return Err(EvalexprError::CustomMessage(
-                    "ceil_div by zero or a negative number".into(),
-                ));
-            }
-            Ok(Value::from_int((a + b - 1).div_euclid(b)))
-        }),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    ctx.set_function(
-        "pow2_floor".into(),
-        Function::new(|arg| {
-            let a: i64 = arg.as_int()?;
-            if a <= 0 {
-                return Err(EvalexprError::CustomMessage(
-                    "pow2_floor of zero or a negative number".into(),
-                ));
-            }
-            Ok(Value::from_int(1i64 << (63 - a.leading_zeros())))
-        }),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    let value = evalexpr::eval_int_with_context(text, &ctx).map_err(|e| {
+    let value = plan_expr::eval(text, |v| vars.get(v).map(|v| *v as i64)).map_err(|e| {
         let known = variables_in_order(vars).join(", ");
         fail(match e {
-            EvalexprError::VariableIdentifierNotFound(name) => format!(
+            ExprError::UnknownVariable(name) => format!(
                 "unknown variable `{name}`: the variables here are {known}; expressions also use {VOCABULARY}"
             ),
-            EvalexprError::FunctionIdentifierNotFound(name) => format!(
+            ExprError::UnknownFunction(name) => format!(
                 "unknown function `{name}`: expressions use {known}, {VOCABULARY}"
             ),
-            e => format!("{e}; expressions use {known}, {VOCABULARY}"),
+            ExprError::Other(e) => format!("{e}; expressions use {known}, {VOCABULARY}"),
         })
     })?;
     u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
@@ -405,7 +369,7 @@ mod tests {
 /// expressions that exercise the language, evaluated and written one per
 /// line: the record the expression evaluator is held to
 /// (`testdata/launch_plans.txt`, written by evalexpr before the port to
-/// exmex).
+/// exmex, [`crate::plan_expr`]).
 #[cfg(test)]
 mod every_plan {
     use super::*;

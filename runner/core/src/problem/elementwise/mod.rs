@@ -764,4 +764,67 @@ mod tests {
             assert!(crate::declaration::Declaration::parse(&header(good)).is_ok());
         }
     }
+
+    // The three examples of src/problems/elementwise.md, as their headers
+    // declare them, accept what their kernels compute (each kernel's
+    // arithmetic written here in Rust) at the edge sizes, and refuse the
+    // answer of the mistake each one is there to catch.
+    #[test]
+    fn the_problem_pages_examples_accept_their_kernels() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let table = |file: &str| {
+            let ex = crate::example::Example::from_file(
+                &root,
+                &root.join("kernels"),
+                &format!("problems/{file}"),
+                None,
+                None,
+            )
+            .unwrap();
+            Elementwise::new(ex.declaration.elementwise.unwrap())
+        };
+        type Kernel = fn(&Prepared, usize) -> Vec<f32>;
+        let gather: Kernel = |p, _| {
+            let (x, idx) = (floats(p, "x"), ints(p, "idx"));
+            idx.iter().map(|&k| x[k as usize]).collect()
+        };
+        let identity: Kernel = |p, _| floats(p, "x");
+        let shift: Kernel = |p, n| {
+            let x = floats(p, "x");
+            (0..n)
+                .map(|i| if i + 1 < n { x[i + 1] } else { 0.0 })
+                .collect()
+        };
+        let unshifted: Kernel = |p, _| floats(p, "x");
+        let aos: Kernel = |p, _| floats(p, "p").chunks(4).map(|e| e[0] + e[1]).collect();
+        let wrong_field: Kernel = |p, _| floats(p, "p").chunks(4).map(|e| e[0] + e[2]).collect();
+        for (file, out, right, wrong) in [
+            ("gather.cu", "y", gather, identity),
+            ("shift.cu", "y", shift, unshifted),
+            ("aos_sum.cu", "s", aos, wrong_field),
+        ] {
+            let p = table(file);
+            for shape in p.edge_shapes() {
+                let i = Instance {
+                    shape,
+                    dtype: Elem::F32,
+                };
+                let n = shape.elements() as usize;
+                let prepared = p.prepare(&i, 3, Data::Exact);
+                let check = |k: Kernel| {
+                    p.check(
+                        &i,
+                        &prepared,
+                        &[(out, &HostData::F32(k(&prepared, n)))],
+                        Data::Exact,
+                    )
+                };
+                let c = check(right);
+                assert!(c.pass, "{file} at {n}: {}", c.detail);
+                if n > 1 {
+                    assert!(!check(wrong).pass, "{file} at {n}: the mistake passes");
+                }
+            }
+        }
+    }
 }

@@ -760,6 +760,22 @@ mod tests {
             assert!(err.to_string().contains(want), "{err}");
             assert_eq!(err.line(), Some(line), "{err}");
         }
+        // The other spellings of the tables: `structs` inline, `indices`
+        // as its own table; errors are at their lines.
+        let inline = "inputs = [\"p\"]\noutput = \"s\"\nreference = \"p.x\"\nstructs = { p = [\"x\", \"x\"] }\n";
+        let err = crate::declaration::Declaration::parse(&header(inline)).unwrap_err();
+        assert_eq!(err.line(), Some(12), "{err}");
+        let table = "inputs = [\"x\", \"idx\"]\noutput = \"y\"\nreference = \"x[idx[i]]\"\n[elementwise.indices]\nidy = \"uniform\"\n";
+        let err = crate::declaration::Declaration::parse(&header(table)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`idy` in `indices` is not an input"),
+            "{err}"
+        );
+        assert_eq!(err.line(), Some(12), "{err}");
+        let good = header(&table.replace("idy", "idx"));
+        let decl = crate::declaration::Declaration::parse(&good).unwrap();
+        assert_eq!(decl.elementwise.unwrap().indices["idx"], IndexDraw::Uniform);
         for good in [GATHER, AOS] {
             assert!(crate::declaration::Declaration::parse(&header(good)).is_ok());
         }

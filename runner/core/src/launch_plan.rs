@@ -517,7 +517,8 @@ mod every_plan {
     // expression, evaluates as recorded: the values are those evalexpr
     // gave before the port to exmex (errors may be worded otherwise, but
     // an expression that failed still fails and one that passed gives the
-    // same number). `BLESS_PLANS=1` rewrites the record.
+    // same number). Examples added since are not in the record.
+    // `BLESS_PLANS=1` rewrites the record.
     #[test]
     fn every_plan_evaluates_as_recorded() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata/launch_plans.txt");
@@ -526,18 +527,34 @@ mod every_plan {
             std::fs::write(&path, &got).unwrap();
         }
         let want = std::fs::read_to_string(&path).unwrap();
-        let values = |t: &str| -> Vec<String> {
+        // Each line as (what was evaluated, its value), an error's words
+        // dropped.
+        let values = |t: &str| -> BTreeMap<String, String> {
             t.lines()
-                .map(|l| match l.find(": error") {
-                    Some(at) => format!("{}: error", &l[..at]),
-                    None => l.to_string(),
+                .map(|l| {
+                    let (what, value) = l.split_once(": ").unwrap_or((l, ""));
+                    let value = if value.starts_with("error") {
+                        "error"
+                    } else {
+                        value
+                    };
+                    (what.to_string(), value.to_string())
                 })
                 .collect()
         };
         let (got_v, want_v) = (values(&got), values(&want));
-        assert_eq!(got_v.len(), want_v.len(), "as many lines as recorded");
-        for (g, w) in got_v.iter().zip(&want_v) {
-            assert_eq!(g, w);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
+        let mut compared = 0;
+        for (what, value) in &want_v {
+            // Examples added since are not in the record; an example
+            // removed since is not evaluated.
+            let file = what.split(' ').next().unwrap_or_default();
+            if !what.starts_with('`') && !root.join(file).exists() {
+                continue;
+            }
+            assert_eq!(got_v.get(what), Some(value), "{what}");
+            compared += 1;
         }
+        assert!(compared > 1500, "{compared} lines compared");
     }
 }

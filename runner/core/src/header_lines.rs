@@ -104,6 +104,11 @@ pub fn field_line<'t>(
             };
             if table == want_table {
                 table_line = Some(i);
+                // `[elementwise.structs]` is where key `structs` is written.
+                let sub = t.trim_matches(|c| c == '[' || c == ']').trim();
+                if sub.split_once('.').is_some_and(|(_, k)| k.trim() == key) {
+                    return Some(i);
+                }
             }
             continue;
         }

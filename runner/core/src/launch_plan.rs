@@ -1,16 +1,13 @@
 //! Turns a declaration's launch expressions into concrete launches for one
 //! size on one device. Expressions use `n`, `sms`, earlier `gridK`/`blockK`,
 //! integer arithmetic, `min`, `max`, `ceil_div(a, b)` and `pow2_floor(a)`
-//! (the largest power of two not above `a`).
+//! (the largest power of two not above `a`), evaluated by [`plan_expr`].
 
 use crate::declaration::{Declaration, Expr};
 use crate::example::Example;
 use crate::header_lines::{HeaderField, header_place_of};
+use crate::plan_expr::{self, ExprError, VOCABULARY};
 use crate::problem::{Instance, Shape};
-use evalexpr::{
-    ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, EvalexprError,
-    Function, HashMapContext, Value,
-};
 use std::collections::BTreeMap;
 
 /// A launch with numbers.
@@ -244,9 +241,6 @@ fn eval_u32(
     })
 }
 
-/// What expressions may use besides variables, for error messages.
-const VOCABULARY: &str = "+ - * / %, min(a, b), max(a, b), ceil_div(a, b) and pow2_floor(a)";
-
 fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u64, PlanError> {
     let text = match expr {
         Expr::Int(v) => return Ok(*v),
@@ -258,49 +252,19 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u
         expr: text.clone(),
         message,
     };
-    let mut ctx = HashMapContext::<DefaultNumericTypes>::new();
-    for (k, v) in vars {
-        let v = i64::try_from(*v).map_err(|_| fail("a variable is out of range".into()))?;
-        ctx.set_value(k.clone(), Value::from_int(v))
-            .map_err(|e| fail(e.to_string()))?;
+    if vars.values().any(|v| i64::try_from(*v).is_err()) {
+        return Err(fail("a variable is out of range".into()));
     }
-    ctx.set_function(
-        "ceil_div".into(),
-        Function::new(|arg| {
-            let t = arg.as_fixed_len_tuple(2)?;
-            let (a, b): (i64, i64) = (t[0].as_int()?, t[1].as_int()?);
-            if b <= 0 {
-                return Err(EvalexprError::CustomMessage(
-                    "ceil_div by zero or a negative number".into(),
-                ));
-            }
-            Ok(Value::from_int((a + b - 1).div_euclid(b)))
-        }),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    ctx.set_function(
-        "pow2_floor".into(),
-        Function::new(|arg| {
-            let a: i64 = arg.as_int()?;
-            if a <= 0 {
-                return Err(EvalexprError::CustomMessage(
-                    "pow2_floor of zero or a negative number".into(),
-                ));
-            }
-            Ok(Value::from_int(1i64 << (63 - a.leading_zeros())))
-        }),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    let value = evalexpr::eval_int_with_context(text, &ctx).map_err(|e| {
+    let value = plan_expr::eval(text, |v| vars.get(v).map(|v| *v as i64)).map_err(|e| {
         let known = variables_in_order(vars).join(", ");
         fail(match e {
-            EvalexprError::VariableIdentifierNotFound(name) => format!(
+            ExprError::UnknownVariable(name) => format!(
                 "unknown variable `{name}`: the variables here are {known}; expressions also use {VOCABULARY}"
             ),
-            EvalexprError::FunctionIdentifierNotFound(name) => format!(
+            ExprError::UnknownFunction(name) => format!(
                 "unknown function `{name}`: expressions use {known}, {VOCABULARY}"
             ),
-            e => format!("{e}; expressions use {known}, {VOCABULARY}"),
+            ExprError::Other(e) => format!("{e}; expressions use {known}, {VOCABULARY}"),
         })
     })?;
     u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
@@ -398,5 +362,199 @@ mod tests {
     fn zero_grid_is_refused() {
         let err = resolve(&decl("n / 1024"), 10, 132).unwrap_err().to_string();
         assert!(err.contains("evaluates to 0"), "{err}");
+    }
+}
+
+/// Every launch plan of every example in `kernels/`, and a set of
+/// expressions that exercise the language, evaluated and written one per
+/// line: the record the expression evaluator is held to
+/// (`testdata/launch_plans.txt`, written by evalexpr before the port to
+/// exmex, [`crate::plan_expr`]).
+#[cfg(test)]
+mod every_plan {
+    use super::*;
+    use std::fmt::Write;
+    use std::path::Path;
+
+    const SIZES: &[u64] = &[
+        1,
+        7,
+        1000,
+        1_000_003,
+        1 << 16,
+        1 << 20,
+        (1 << 24) + 5,
+        1 << 26,
+        1 << 28,
+        1 << 30,
+        1 << 31,
+    ];
+    const SMS: &[u32] = &[1, 78, 132];
+
+    /// Expressions beyond the examples': precedence, integer division and
+    /// remainder, unary minus, nesting, and the errors.
+    const EXPRESSIONS: &[&str] = &[
+        "7 / 2",
+        "n / 3",
+        "n % 7",
+        "2 + 3 * 4",
+        "(2 + 3) * 4",
+        "10 - 3 - 2",
+        "100 / 10 / 2",
+        "2 * 3 % 4",
+        "7 * 5 / 2",
+        "20 / 2 * 5",
+        "10 - 4 + 3",
+        "10 + 4 - 3 * 2 / 4 % 3",
+        "n / 256 * 256 + n % 256",
+        "-n * 2 + 3000",
+        "2 - -3 * 2",
+        "(n)",
+        "((n + 1) * (sms - 1)) / 7",
+        "min(n, 5) + max(2, n) * 2",
+        "ceil_div(n, 256) * 256 / 4",
+        "n ^ 2",
+        "n == 2",
+        "-3 + n",
+        "n - -2",
+        "min(3, max(1, 2))",
+        "max(n, sms) - min(n, sms)",
+        "ceil_div(n, 3)",
+        "ceil_div(n + 255, 256) * 256",
+        "pow2_floor(n)",
+        "pow2_floor(sms * 2) * 4",
+        "min(ceil_div(n, 4096), pow2_floor(sms * 2))",
+        "n - 2 * n",
+        "n / 0",
+        "n % 0",
+        "ceil_div(n, 0)",
+        "pow2_floor(0)",
+        "n * n * n",
+        "blocks * 2",
+        "foo(n)",
+        "n +",
+        "2.5 * n",
+        "",
+    ];
+
+    fn render(plan: &Result<ResolvedPlan, PlanError>) -> String {
+        match plan {
+            Err(e) => format!("error: {e}"),
+            Ok(p) => {
+                let launches: Vec<String> = p
+                    .launches
+                    .iter()
+                    .map(|l| format!("{}({})", l.describe(), l.args.join(",")))
+                    .collect();
+                format!(
+                    "{} | scratch {:?} | bytes {:?} | scalars {:?} | shape {}x{}",
+                    launches.join("; "),
+                    p.scratch,
+                    p.bytes,
+                    p.scalars,
+                    p.instance.shape.rows,
+                    p.instance.shape.cols
+                )
+            }
+        }
+    }
+
+    fn examples(dir: &Path, kernels: &Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                examples(&path, kernels, out);
+            } else if path.extension().is_some_and(|e| e == "cu")
+                && std::fs::read_to_string(&path)
+                    .unwrap()
+                    .contains(crate::source::HEADER_OPEN)
+            {
+                let rel = path.strip_prefix(kernels).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    fn record() -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let kernels = root.join("kernels");
+        let mut files = Vec::new();
+        examples(&kernels, &kernels, &mut files);
+        let mut text = String::new();
+        for rel in &files {
+            let ex = match Example::from_file(&root, &kernels, rel, None, None) {
+                Ok(ex) => ex,
+                Err(e) => {
+                    writeln!(text, "{rel}: not an example: {}", e.message).unwrap();
+                    continue;
+                }
+            };
+            for &n in SIZES {
+                for &sms in SMS {
+                    let plan = resolve(&ex.declaration, n, sms);
+                    writeln!(text, "{rel} n={n} sms={sms}: {}", render(&plan)).unwrap();
+                }
+            }
+        }
+        for e in EXPRESSIONS {
+            for &n in &[0u64, 1, 1000, 1 << 31, 1 << 40] {
+                let vars = BTreeMap::from([("n".to_string(), n), ("sms".to_string(), 132)]);
+                let got = match eval(&Expr::Text(e.to_string()), &vars, PlanField::Bytes) {
+                    Ok(v) => v.to_string(),
+                    Err(err) => format!("error: {}", err.message),
+                };
+                writeln!(text, "`{e}` n={n}: {got}").unwrap();
+            }
+        }
+        text
+    }
+
+    // Every example's plan at every size and SM count, and every listed
+    // expression, evaluates as recorded: the values are those evalexpr
+    // gave before the port to exmex (errors may be worded otherwise, but
+    // an expression that failed still fails and one that passed gives the
+    // same number). Examples added since are not in the record.
+    // `BLESS_PLANS=1` rewrites the record.
+    #[test]
+    fn every_plan_evaluates_as_recorded() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata/launch_plans.txt");
+        let got = record();
+        if std::env::var_os("BLESS_PLANS").is_some() {
+            std::fs::write(&path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap();
+        // Each line as (what was evaluated, its value), an error's words
+        // dropped.
+        let values = |t: &str| -> BTreeMap<String, String> {
+            t.lines()
+                .map(|l| {
+                    let (what, value) = l.split_once(": ").unwrap_or((l, ""));
+                    let value = if value.starts_with("error") {
+                        "error"
+                    } else {
+                        value
+                    };
+                    (what.to_string(), value.to_string())
+                })
+                .collect()
+        };
+        let (got_v, want_v) = (values(&got), values(&want));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
+        let mut compared = 0;
+        for (what, value) in &want_v {
+            // Examples added since are not in the record; an example
+            // removed since is not evaluated.
+            let file = what.split(' ').next().unwrap_or_default();
+            if !what.starts_with('`') && !root.join(file).exists() {
+                continue;
+            }
+            assert_eq!(got_v.get(what), Some(value), "{what}");
+            compared += 1;
+        }
+        assert!(compared > 1500, "{compared} lines compared");
     }
 }

@@ -31,6 +31,7 @@
 
 pub mod allreduce;
 pub mod binding;
+pub mod call_syntax;
 pub mod child;
 pub mod compile_hint;
 pub mod compile_job;
@@ -53,6 +54,7 @@ pub mod method;
 pub mod nonfinite;
 pub mod peers;
 pub mod plan_check;
+pub mod plan_expr;
 pub mod pool;
 pub mod problem;
 pub mod profile;

@@ -233,8 +233,30 @@ struct AllreduceArgs {
     out: Option<PathBuf>,
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
+/// Errors meant for an author end the run as `error:` lines, the causes
+/// below, and a non-zero exit: never a backtrace, whatever
+/// `RUST_BACKTRACE` says (a panic is a bug and may still show one).
+fn main() -> std::process::ExitCode {
+    match execute(Cli::parse().command) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprint!("{}", error_lines(&e));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `cuda-runner: error: WHAT` and a `  caused by: WHY` line per cause.
+fn error_lines(e: &anyhow::Error) -> String {
+    let mut out = format!("cuda-runner: error: {e}\n");
+    for cause in e.chain().skip(1) {
+        out.push_str(&format!("  caused by: {cause}\n"));
+    }
+    out
+}
+
+fn execute(command: Command) -> Result<()> {
+    match command {
         Command::Run {
             paths,
             json,
@@ -380,8 +402,13 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
 fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
     use cuda_runner::compile_judge::judge;
     use cuda_runner::plan_check;
-    let examples = load_examples(paths)?;
-    let mut failed = 0;
+    let (examples, unreadable) = read_examples(paths)?;
+    // Every file whose header does not parse is listed, then the others
+    // are checked; the exit is non-zero once, at the end.
+    let mut failed = unreadable.len();
+    for error in &unreadable {
+        println!("FAILED {error}");
+    }
     for example in &examples {
         // The same judgement as `mdbook-cuda check`: the plan at every size
         // on the H200, then NVRTC's verdict held to the declaration.
@@ -412,7 +439,10 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
         }
     }
     if failed > 0 {
-        bail!("{failed} of {} examples failed the check", examples.len());
+        bail!(
+            "{failed} of {} examples failed the check",
+            examples.len() + unreadable.len()
+        );
     }
     Ok(())
 }
@@ -795,9 +825,27 @@ fn book_of(abs: &Path) -> (PathBuf, PathBuf) {
     (root, kernels)
 }
 
-/// Resolves `.cu` files (and folders of them) into examples. The book root
-/// is the folder above the nearest `kernels/` ancestor.
+/// Resolves `.cu` files (and folders of them) into examples, failing with
+/// every file that does not resolve.
 fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
+    let (examples, unreadable) = read_examples(paths)?;
+    if !unreadable.is_empty() {
+        let lines: Vec<String> = unreadable.iter().map(ToString::to_string).collect();
+        bail!(
+            "{} example(s) do not resolve:\n{}",
+            lines.len(),
+            lines.join("\n")
+        );
+    }
+    Ok(examples)
+}
+
+/// Resolves `.cu` files (and folders of them) into examples, and says for
+/// each file that does not resolve where and why. The book root is the
+/// folder above the nearest `kernels/` ancestor.
+fn read_examples(
+    paths: &[PathBuf],
+) -> Result<(Vec<Example>, Vec<cuda_runner::example::ExampleError>)> {
     let mut files = Vec::new();
     for p in paths {
         collect_cu(p, &mut files)?;
@@ -807,6 +855,7 @@ fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
     }
     files.sort();
     let mut examples = Vec::new();
+    let mut unreadable = Vec::new();
     for file in files {
         let abs = file
             .canonicalize()
@@ -817,9 +866,12 @@ fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
             .expect("under kernels")
             .to_string_lossy()
             .to_string();
-        examples.push(Example::from_file(&root, &kernels, &rel, None, None)?);
+        match Example::from_file(&root, &kernels, &rel, None, None) {
+            Ok(example) => examples.push(example),
+            Err(e) => unreadable.push(e),
+        }
     }
-    Ok(examples)
+    Ok((examples, unreadable))
 }
 
 fn collect_cu(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {

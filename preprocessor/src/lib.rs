@@ -42,6 +42,7 @@ pub mod fence_info;
 pub mod figures;
 pub mod host_view;
 pub mod measure;
+pub mod names;
 pub mod outcome;
 pub mod render;
 pub mod report;

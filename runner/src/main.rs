@@ -409,6 +409,12 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
     for error in &unreadable {
         println!("FAILED {error}");
     }
+    // The book's directives, as `mdbook-cuda check` reads them.
+    let directives = book_directive_mistakes(paths);
+    failed += directives.len();
+    for line in &directives {
+        println!("FAILED {line}");
+    }
     for example in &examples {
         // The same judgement as `mdbook-cuda check`: the plan at every size
         // on the H200, then NVRTC's verdict held to the declaration.
@@ -438,13 +444,63 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
             }
         }
     }
-    if failed > 0 {
+    if failed > directives.len() {
         bail!(
-            "{failed} of {} examples failed the check",
-            examples.len() + unreadable.len()
+            "{} of {} examples failed the check{}",
+            failed - directives.len(),
+            examples.len() + unreadable.len(),
+            if directives.is_empty() {
+                String::new()
+            } else {
+                format!(", and {} directive(s) of the book", directives.len())
+            }
+        );
+    }
+    if !directives.is_empty() {
+        bail!(
+            "{} directive(s) of the book cannot be read or name what the book does not have",
+            directives.len()
         );
     }
     Ok(())
+}
+
+/// The mistakes of the directives of the book the checked files belong to
+/// (the folder above their `kernels/`, when it holds a book.toml): those
+/// that cannot be read, or name an example the book does not have, a
+/// broken one or a size the example does not declare; without a GPU or
+/// the results store.
+fn book_directive_mistakes(paths: &[PathBuf]) -> Vec<String> {
+    let mut roots: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .map(|abs| book_of(&abs).0)
+        .filter(|root| root.join("book.toml").is_file())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let mut out = Vec::new();
+    for root in roots {
+        let book = mdbook_cuda::book_files::load(&root).and_then(|disk| {
+            let settings = mdbook_cuda::config::Settings::load(&disk.root, &disk.config, |k| {
+                std::env::var(k).ok()
+            })?;
+            let catalog = mdbook_cuda::catalog::Catalog::build(&settings, &disk.chapters);
+            Ok(mdbook_cuda::names::check(
+                &settings,
+                &catalog,
+                &disk.chapters,
+            ))
+        });
+        match book {
+            Ok(lines) => out.extend(lines),
+            Err(e) => out.push(format!(
+                "{}: the book's directives cannot be checked: {e:#}",
+                root.display()
+            )),
+        }
+    }
+    out
 }
 
 /// NVRTC's verdict on one example, as the compile job reports it.

@@ -61,3 +61,49 @@ fn errors_show_their_causes_not_a_backtrace() {
     assert!(stderr.starts_with("cuda-runner: error: "), "{stderr}");
     assert!(!stderr.to_lowercase().contains("backtrace"), "{stderr}");
 }
+
+// In a book, the check also reads the chapters' directives, as
+// `mdbook-cuda check` does: an id one letter off and a size the example
+// does not declare are listed at their lines, with the id and size meant,
+// and fail the check; a directive of an example not measured yet at a
+// declared size is fine.
+#[test]
+fn check_reports_directives_naming_what_the_book_lacks() {
+    let book = tempfile::tempdir().unwrap();
+    let root = book.path();
+    std::fs::create_dir_all(root.join("kernels/ch")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    std::fs::write(root.join("src/SUMMARY.md"), "- [Ch](ch.md)\n").unwrap();
+    std::fs::write(
+        root.join("src/ch.md"),
+        "# Ch\n\n```cuda run file=ch/sum.cu\n```\n\nFine: {{#measured ch/sum time 2^20}}.\nTypo: {{#measured ch/smu time 2^20}}.\nSize: {{#ratio ch/sum ch/sum 1000030}}.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("kernels/ch/sum.cu"),
+        "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\", 1000003]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n",
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+        .current_dir(root)
+        .args(["check", "kernels"])
+        .output()
+        .expect("cuda-runner runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stdout}{stderr}");
+    let directives: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("FAILED src/"))
+        .collect();
+    assert_eq!(
+        directives,
+        [
+            "FAILED src/ch.md:7: {{#measured ch/smu time 2^20}}: no example with id `ch/smu` in this book; did you mean `ch/sum`?",
+            "FAILED src/ch.md:8: {{#ratio ch/sum ch/sum 1000030}}: `ch/sum` does not declare N = 1000030: its declared sizes are 2^20, 1000003; did you mean `1000003`?",
+        ],
+        "{stdout}"
+    );
+    assert!(stderr.contains("2 directive(s) of the book"), "{stderr}");
+}

@@ -46,3 +46,24 @@ fn status_places_problems_as_the_build_does() {
         );
     }
 }
+
+// `mdbook-cuda check` reports, without a GPU or the store, the directives
+// that name an example the book lacks (with the id meant) or a size the
+// example does not declare, at the lines a build names, and fails.
+#[test]
+fn check_reports_directives_naming_what_the_book_lacks() {
+    let test = BookTest::from_fixture("includes");
+    let run = test.mdbook_cuda(&["check", "--book", &test.root().to_string_lossy()]);
+    run.assert_failure();
+    for want in [
+        "src/chapter.md:15: {{#measured reductions/strde time 2^20}}: no example with id `reductions/strde` in this book; did you mean `reductions/stride`?",
+        "src/parts/note.md:3 (included at src/chapter.md:17): {{#measured reductions/stride time 2^24}}: `reductions/stride` does not declare N = 2^24: its declared sizes are 2^20, 2^28\n",
+        "2 directive(s) cannot be read or name what the book does not have",
+    ] {
+        assert!(
+            run.stdout.contains(want),
+            "stdout lacks {want:?}:\n{}",
+            run.stdout
+        );
+    }
+}

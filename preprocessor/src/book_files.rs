@@ -1,7 +1,8 @@
 //! Reads a book from disk without mdBook: book.toml, and the chapters
-//! SUMMARY.md lists, for the `check` and `status` subcommands. Chapters are
-//! read as written; `{{#include}}` is not expanded (mdBook's `links`
-//! preprocessor does that during a build).
+//! SUMMARY.md lists, for the `check` and `status` subcommands. The
+//! chapters' `{{#include}}`s are expanded as mdBook's `links` preprocessor expands
+//! them in a build ([`crate::source_map`]), so these commands see the
+//! text a build sees and place it at the lines of the files written.
 
 use crate::catalog::ChapterText;
 use anyhow::Context;
@@ -42,12 +43,9 @@ pub fn load(root: &Path) -> anyhow::Result<BookOnDisk> {
     let mut chapters = Vec::new();
     for location in chapter_paths(&summary) {
         let path = src.join(&location);
-        let content = std::fs::read_to_string(&path)
+        let chapter = ChapterText::read(location, &src)
             .with_context(|| format!("cannot read chapter {}", path.display()))?;
-        chapters.push(ChapterText {
-            source_path: location,
-            content,
-        });
+        chapters.push(chapter);
     }
     Ok(BookOnDisk {
         root,
@@ -100,5 +98,25 @@ mod tests {
             .map(|c| format!("{}={}", c.source_path.display(), c.content))
             .collect();
         assert_eq!(names, ["intro.md=i", "part/a.md=a", "part/b.md=b"]);
+    }
+
+    // A chapter's includes are expanded as in a build, and its text placed
+    // at the lines of the files written.
+    #[test]
+    fn includes_are_expanded_and_placed() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("part")).unwrap();
+        std::fs::write(src.join("SUMMARY.md"), "- [A](part/a.md)\n").unwrap();
+        std::fs::write(src.join("part/a.md"), "x\n{{#include b.txt}}\ny\n").unwrap();
+        std::fs::write(src.join("part/b.txt"), "1\n2\n3\n").unwrap();
+        let book = load(dir.path()).unwrap();
+        let chapter = &book.chapters[0];
+        assert_eq!(chapter.content, "x\n1\n2\n3\ny\n");
+        let y = chapter.sources.place(chapter.content.find('y').unwrap());
+        assert_eq!((y.file, y.line), (None, 3));
+        let two = chapter.sources.place(chapter.content.find('2').unwrap());
+        assert_eq!(two.line, 2);
+        assert!(two.file.unwrap().ends_with("part/b.txt"));
     }
 }

@@ -125,13 +125,8 @@ pub fn process(
         .filter_map(|ch| {
             let path = ch.path.clone()?;
             let source_path = ch.source_path.clone().unwrap_or_else(|| path.clone());
-            Some((
-                path,
-                ChapterText {
-                    source_path,
-                    content: ch.content.clone(),
-                },
-            ))
+            let text = ChapterText::expanded(source_path, ch.content.clone(), &settings.src);
+            Some((path, text))
         })
         .unzip();
     let pass = run_pass(&chapters, settings, target, bench, log)?;
@@ -312,14 +307,13 @@ fn rewrite_chapter(
             text: splice::fit(&text, &entry.block.continuation, crlf),
         });
     }
-    let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
     let page = Page {
         book,
         target,
         source_path: &chapter.source_path,
     };
     for found in directives::find(content, &catalog.chapters[index]) {
-        let place = format!("{chapter_file}:{}", found.line);
+        let place = chapter.place_at(settings, found.range.start);
         let alone = alone_on_line(content, &found.range);
         let text = match (&found.parsed, catalog.exercise_at(index, found.range.start)) {
             (Ok(Directive::Exercise { .. }), Some(slot)) if alone => {

@@ -9,11 +9,12 @@
 use crate::config::Settings;
 use crate::exercises::{self, ExerciseSlot};
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
+use crate::source_map::{Place, SourceMap};
 use cuda_measured_core::example::{Example, Origin};
 use cuda_measured_core::plan_check;
 use cuda_measured_core::store::Store;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A chapter's markdown and where it lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,90 @@ pub struct ChapterText {
     pub source_path: PathBuf,
     /// The markdown, as mdBook hands it over (after `{{#include}}`).
     pub content: String,
+    /// Where each byte of `content` was written.
+    pub sources: SourceMap,
+}
+
+impl ChapterText {
+    /// A chapter whose `content` is its file's text as written.
+    pub fn new(source_path: PathBuf, content: String) -> ChapterText {
+        let sources = SourceMap::identity(&content);
+        ChapterText {
+            source_path,
+            content,
+            sources,
+        }
+    }
+
+    /// A chapter whose `content` mdBook made of its file under `src`
+    /// (expanding its `{{#include}}`s), read again to place messages at the
+    /// file's own lines; as written when the file cannot be read.
+    pub fn expanded(source_path: PathBuf, content: String, src: &Path) -> ChapterText {
+        let file = src.join(&source_path);
+        let sources = match std::fs::read_to_string(&file) {
+            Ok(raw) => {
+                let dir = file.parent().unwrap_or(src);
+                SourceMap::new(&raw, &content, dir)
+            }
+            Err(_) => SourceMap::identity(&content),
+        };
+        ChapterText {
+            source_path,
+            content,
+            sources,
+        }
+    }
+
+    /// The chapter in file `source_path` under `src`, its `{{#include}}`s
+    /// expanded as mdBook expands them.
+    pub fn read(source_path: PathBuf, src: &Path) -> std::io::Result<ChapterText> {
+        let file = src.join(&source_path);
+        let raw = std::fs::read_to_string(&file)?;
+        let (content, sources) = SourceMap::expand(&raw, file.parent().unwrap_or(src));
+        Ok(ChapterText {
+            source_path,
+            content,
+            sources,
+        })
+    }
+
+    /// Where byte `offset` of the content was written: the chapter file
+    /// and its line, or the included file and its line.
+    pub fn origin_at(&self, settings: &Settings, offset: usize) -> Origin {
+        self.origin_of(settings, self.sources.place(offset))
+    }
+
+    /// Where line `line` of the content was written.
+    pub fn origin_of_line(&self, settings: &Settings, line: usize) -> Origin {
+        self.origin_of(settings, self.sources.place_of_line(line))
+    }
+
+    /// `src/ch.md:12`, or `kernels/x.md:3 (included at src/ch.md:12)`
+    /// for text an include brought in: where byte `offset` was written,
+    /// as messages name it.
+    pub fn place_at(&self, settings: &Settings, offset: usize) -> String {
+        let place = self.sources.place(offset);
+        let included_at = place.included_at;
+        let origin = self.origin_of(settings, place);
+        match included_at {
+            Some(line) => format!(
+                "{origin} (included at {}:{line})",
+                settings.shown(&settings.src.join(&self.source_path))
+            ),
+            None => origin.to_string(),
+        }
+    }
+
+    fn origin_of(&self, settings: &Settings, place: Place) -> Origin {
+        let file = match &place.file {
+            Some(file) => settings.shown(file),
+            None => settings.shown(&settings.src.join(&self.source_path)),
+        };
+        Origin {
+            file,
+            line: place.line,
+        }
+    }
 }
 
 /// A runnable block and what it resolved to.
@@ -99,13 +184,9 @@ impl Catalog {
         let mut catalog = Catalog::default();
         for (index, chapter) in chapters.iter().enumerate() {
             let chapter_scan = scan::scan(&chapter.content);
-            let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
             for block in &chapter_scan.blocks {
-                let place = Origin {
-                    file: chapter_file.clone(),
-                    line: block.fence_line,
-                };
-                let resolved = resolve(settings, &store, chapter, &chapter_file, block, &place);
+                let place = chapter.origin_at(settings, block.range.start);
+                let resolved = resolve(settings, &store, chapter, block, &place);
                 catalog.push(index, block.clone(), place, resolved, None);
             }
             exercises::register(
@@ -190,7 +271,6 @@ fn resolve(
     settings: &Settings,
     store: &Store,
     chapter: &ChapterText,
-    chapter_file: &str,
     block: &RunBlock,
     place: &Origin,
 ) -> Result<Resolved, String> {
@@ -206,12 +286,15 @@ fn resolve(
                     .parent()
                     .unwrap_or(std::path::Path::new("")),
             );
+            // Placed where its body was written (the chapter's own line,
+            // or an included file's), for messages and `#line` markers.
+            let body = chapter.origin_of_line(settings, block.body_line);
             Example::from_inline(
                 &settings.kernels,
-                chapter_file,
+                &body.file,
                 &chapter_dir,
                 &block.body,
-                block.body_line,
+                body.line,
                 id,
             )
         }

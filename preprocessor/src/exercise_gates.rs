@@ -502,8 +502,7 @@ fn peer_time(
         reason,
         waits: false,
     };
-    let problem = problem_of(id, results)
-        .ok_or_else(|| refuse(format!("`{id}` is not an example of this book")))?;
+    let problem = problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id)))?;
     let file = results.stored().shown(&format!("peers/{problem}.json"));
     let report = results.stored().peers(&problem).map_err(refuse)?;
     let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());

@@ -58,14 +58,16 @@ pub fn register(
     chapter: &ChapterText,
     scan: &ChapterScan,
 ) {
-    let chapter_file = settings.shown(&settings.src.join(&chapter.source_path));
     for found in directives::find(&chapter.content, scan) {
         let Ok(Directive::Exercise { name }) = &found.parsed else {
             continue;
         };
         let slot = catalog.exercises.len();
         let stage = exercise::load(&settings.root, &settings.kernels, name).map_err(|e| match e {
-            StageError::NotFound(message) => format!("{chapter_file}:{}: {message}", found.line),
+            StageError::NotFound(message) => format!(
+                "{}: {message}",
+                chapter.place_at(settings, found.range.start)
+            ),
             at @ StageError::At { .. } => at.to_string(),
         });
         let stage = stage.map(|stage| {

@@ -1,7 +1,9 @@
 //! `mdbook-cuda`: the mdBook preprocessor of *CUDA, Measured*.
 //!
-//! Data enters as mdBook's book JSON; [`scan`] finds ```` ```cuda run ````
-//! blocks and [`directives`] the `{{#measured}}`-style directives;
+//! Data enters as mdBook's book JSON, `{{#include}}`s expanded
+//! ([`source_map`] says where each byte of a chapter was written); [`scan`]
+//! finds ```` ```cuda run ```` blocks and [`directives`] the
+//! `{{#measured}}`-style directives;
 //! [`catalog`] resolves every example across the book with the runner
 //! library; [`compile_step`] has the runner compile them with NVRTC
 //! ([`compile_run`]), cached ([`compile_cache`]), and holds each to its
@@ -40,12 +42,14 @@ pub mod fence_info;
 pub mod figures;
 pub mod host_view;
 pub mod measure;
+pub mod names;
 pub mod outcome;
 pub mod render;
 pub mod report;
 pub mod sanitizer_view;
 pub mod sass_view;
 pub mod scan;
+pub mod source_map;
 pub mod splice;
 pub mod status_page;
 pub mod stored;

@@ -44,8 +44,13 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => cmd::check::execute(args),
         Some(Command::Status(args)) => cmd::status::execute(args),
     };
+    // An error meant for the author: `error:` lines with its causes and a
+    // non-zero exit, never a backtrace (a panic is a bug and may show one).
     result.unwrap_or_else(|e| {
-        eprintln!("mdbook-cuda: error: {e:#}");
+        eprintln!("mdbook-cuda: error: {e}");
+        for cause in e.chain().skip(1) {
+            eprintln!("  caused by: {cause}");
+        }
         ExitCode::FAILURE
     })
 }

@@ -153,16 +153,16 @@ impl Outcome {
             }
             Outcome::Stale(r) if r.method_version != cuda_measured_core::METHOD_VERSION => {
                 Some(format!(
-                    "stale: the measuring method changed (version {} to {}) since it was measured; run `mdbook build` on a GPU machine",
+                    "stale: the measuring method changed (version {} to {}) since it was measured; run `scripts/book` on a GPU machine",
                     r.method_version,
                     cuda_measured_core::METHOD_VERSION
                 ))
             }
             Outcome::Stale(_) => Some(format!(
-                "stale: {origin} changed since it was measured; run `mdbook build` on a GPU machine"
+                "stale: {origin} changed since it was measured; run `scripts/book` on a GPU machine"
             )),
             Outcome::Missing => Some(format!(
-                "not measured: {results_file} does not exist; run `mdbook build` on a GPU machine"
+                "not measured: {results_file} does not exist; run `scripts/book` on a GPU machine"
             )),
             Outcome::Broken(message) => Some(message.clone()),
         }

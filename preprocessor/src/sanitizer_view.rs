@@ -202,17 +202,7 @@ pub fn awaits_report(id: &str, check: &str, size: Size, results: &Results<'_>) -
 
 /// Why `size` cannot be asked of `example`: it is not one of its declared
 /// sizes (the runs on the GPU machine are of declared sizes only).
-pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
-    let sizes = &example.declaration.sizes;
-    (!sizes.contains(&size)).then(|| {
-        let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
-        format!(
-            "`{}` does not declare N = {size}: its declared sizes are {}",
-            example.id,
-            list.join(", ")
-        )
-    })
-}
+pub use crate::names::undeclared_size;
 
 /// Why the GPU session cannot run `example` for `directive`: it runs
 /// `kernels/ID.cu`, so the example must be a kernel file under its default

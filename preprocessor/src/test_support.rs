@@ -80,10 +80,7 @@ pub(crate) fn settings_in(files: &[(&str, &str)]) -> (tempfile::TempDir, crate::
 
 /// A chapter at `path` (relative to `src/`) holding `content`.
 pub(crate) fn chapter(path: &str, content: &str) -> ChapterText {
-    ChapterText {
-        source_path: path.into(),
-        content: content.into(),
-    }
+    ChapterText::new(path.into(), content.into())
 }
 
 /// The catalog of a book whose one chapter, `ch.md`, holds `text`.

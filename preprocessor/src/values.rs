@@ -5,17 +5,16 @@
 //! these values into HTML or markdown; a value that is not measured or not
 //! current is a problem for strict builds.
 
-use crate::catalog::{Catalog, Entry};
+use crate::catalog::Catalog;
 use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
 use crate::outcome::Outcome;
-use crate::scan::RunSpec;
 use crate::stored::StoredReports;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::size::Size;
-use cuda_measured_core::{peers, repeatability, suggest};
+use cuda_measured_core::{peers, repeatability};
 use std::collections::BTreeMap;
 
 /// The book's results, by example id, and its stored reports.
@@ -92,43 +91,18 @@ impl<'a> Results<'a> {
         }
     }
 
-    /// Why no example has id `id`: it is written but broken, or it is a
-    /// typo of an id of the book, broken ones included (one or two letters
-    /// off, or another folder: `stride` for `reductions/stride`).
+    /// Why no example has id `id` ([`crate::names::unknown_id`]).
     pub fn unknown_id(&self, id: &str) -> String {
-        let entries = &self.catalog.entries;
-        if entries
-            .iter()
-            .any(|e| e.example().is_none() && written_id(e) == Some(id))
-        {
-            return format!("`{id}` is broken, see its panel");
-        }
-        let ids: Vec<&str> = entries.iter().filter_map(written_id).collect();
-        fn last(id: &str) -> &str {
-            id.rsplit('/').next().unwrap_or(id)
-        }
-        let meant = suggest::closest(id, ids.iter().copied())
-            .or_else(|| ids.iter().copied().find(|other| last(other) == last(id)));
-        match meant {
-            Some(m) => format!("no example with id `{id}` in this book; did you mean `{m}`?"),
-            None => format!("no example with id `{id}` in this book"),
-        }
+        crate::names::unknown_id(self.catalog, id)
     }
 
     /// The current figures of `id` at `size`, or why there are none (a
     /// size the example does not declare is named with those it does).
     pub fn at(&self, id: &str, size: Size) -> Result<(&'a Record, &'a SizeResult), String> {
-        let declared = self
-            .catalog
-            .by_id(id)
-            .and_then(|index| self.catalog.entries[index].example())
-            .map(|example| &example.declaration.sizes);
-        if let Some(sizes) = declared.filter(|sizes| !sizes.contains(&size)) {
-            let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
-            return Err(format!(
-                "`{id}` does not declare N = {size}: its declared sizes are {}",
-                list.join(", ")
-            ));
+        if let Ok(example) = crate::names::example(self.catalog, id)
+            && let Some(undeclared) = crate::names::undeclared_size(example, size)
+        {
+            return Err(undeclared);
         }
         let record = self.record(id)?;
         record
@@ -152,18 +126,6 @@ impl<'a> Results<'a> {
             .max_by_key(|&(name, count)| (count, std::cmp::Reverse(name)))
             .map(|(name, _)| name.to_string())
             .ok_or_else(|| "no example of this book has a current result measured on a GPU".into())
-    }
-}
-
-/// The id an entry has or would have: its example's, else the one its
-/// block writes, else its file's path without the extension.
-fn written_id(entry: &Entry) -> Option<&str> {
-    if let Some(example) = entry.example() {
-        return Some(&example.id);
-    }
-    match entry.block.spec.as_ref().ok()? {
-        RunSpec::Inline { id } | RunSpec::File { id: Some(id), .. } => Some(id),
-        RunSpec::File { path, .. } => Some(cuda_measured_core::example::default_id(path)),
     }
 }
 
@@ -602,8 +564,12 @@ pub fn profile_values(
     size: Size,
     results: &Results<'_>,
 ) -> Result<(cuda_measured_core::profile::Profile, Vec<(String, Metric)>), String> {
+    let example = crate::names::example(results.catalog, id)?;
+    if let Some(undeclared) = crate::names::undeclared_size(example, size) {
+        return Err(undeclared);
+    }
     let Some((key, _)) = results.current(id) else {
-        return Err(format!("`{id}` is not an example of this book"));
+        return Err(results.unknown_id(id));
     };
     let target = cuda_measured_core::limits::KnownGpu::target().name;
     let file = results
@@ -647,8 +613,13 @@ pub fn profile_values(
 
 /// Whether the profile of `id` at `size` waits only for the GPU machine's
 /// profiling run: none collected yet, or one of earlier code, for an
-/// example of this book.
+/// example of this book at a size it declares.
 pub fn profile_awaits(id: &str, size: Size, results: &Results<'_>) -> bool {
+    let declared = crate::names::example(results.catalog, id)
+        .is_ok_and(|e| crate::names::undeclared_size(e, size).is_none());
+    if !declared {
+        return false;
+    }
     match results.stored.profile(id, size) {
         Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
         Err(_) => results.current(id).is_some(),
@@ -814,7 +785,25 @@ mod tests {
             &profile(dram, 1 << 28),
             &book.results()
         ));
-        assert!(unmeasured(&profile(dram, 1 << 20)).starts_with("no profile of `fast`"));
+        // A size the example does not declare is said, and does not wait.
+        assert_eq!(
+            unmeasured(&profile(dram, 1 << 20)),
+            "`fast` does not declare N = 2^20: its declared sizes are 2^28"
+        );
+        assert!(!report_awaits_measuring(
+            &profile(dram, 1 << 20),
+            &book.results()
+        ));
+        // A misspelt id gets the id meant.
+        let typo = Directive::Profile {
+            id: "fsat".into(),
+            metric: dram.into(),
+            size: Size(1 << 28),
+        };
+        assert_eq!(
+            unmeasured(&typo),
+            "no example with id `fsat` in this book; did you mean `fast`?"
+        );
         assert!(
             unmeasured(&profile("smsp__inst_executed.sum", 1 << 28)).contains("did not collect")
         );
@@ -966,7 +955,8 @@ mod tests {
     }
 
     // An id near none of the book's gets no suggestion; the id of a block
-    // that cannot be resolved is named as broken, not as a typo.
+    // that cannot be resolved is named as broken, not as a typo, with the
+    // error of its block (the line of its header's mistake).
     #[test]
     fn unknown_and_broken_ids() {
         let (_dir, settings) = settings_in(&[]);
@@ -987,11 +977,12 @@ mod tests {
         );
         assert_eq!(
             results.record("bad").unwrap_err(),
-            "`bad` is broken, see its panel"
+            "`bad` is broken: src/ch.md:17: no example header: start the kernel with a `/*+++ ... +++*/` comment holding problem, sizes and [[launch]] (see AUTHORING.md)"
         );
-        assert_eq!(
-            results.record("r/gone").unwrap_err(),
-            "`r/gone` is broken, see its panel"
+        let gone = results.record("r/gone").unwrap_err();
+        assert!(
+            gone.starts_with("`r/gone` is broken: src/ch.md:20: kernels/r/gone.cu:1: cannot read"),
+            "{gone}"
         );
         assert_eq!(
             results.record("r/gnoe").unwrap_err(),

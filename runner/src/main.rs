@@ -233,8 +233,30 @@ struct AllreduceArgs {
     out: Option<PathBuf>,
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
+/// Errors meant for an author end the run as `error:` lines, the causes
+/// below, and a non-zero exit: never a backtrace, whatever
+/// `RUST_BACKTRACE` says (a panic is a bug and may still show one).
+fn main() -> std::process::ExitCode {
+    match execute(Cli::parse().command) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprint!("{}", error_lines(&e));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `cuda-runner: error: WHAT` and a `  caused by: WHY` line per cause.
+fn error_lines(e: &anyhow::Error) -> String {
+    let mut out = format!("cuda-runner: error: {e}\n");
+    for cause in e.chain().skip(1) {
+        out.push_str(&format!("  caused by: {cause}\n"));
+    }
+    out
+}
+
+fn execute(command: Command) -> Result<()> {
+    match command {
         Command::Run {
             paths,
             json,
@@ -380,8 +402,19 @@ fn run(paths: &[PathBuf], json: bool, limit: Duration) -> Result<()> {
 fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
     use cuda_runner::compile_judge::judge;
     use cuda_runner::plan_check;
-    let examples = load_examples(paths)?;
-    let mut failed = 0;
+    let (examples, unreadable) = read_examples(paths)?;
+    // Every file whose header does not parse is listed, then the others
+    // are checked; the exit is non-zero once, at the end.
+    let mut failed = unreadable.len();
+    for error in &unreadable {
+        println!("FAILED {error}");
+    }
+    // The book's directives, as `mdbook-cuda check` reads them.
+    let directives = book_directive_mistakes(paths);
+    failed += directives.len();
+    for line in &directives {
+        println!("FAILED {line}");
+    }
     for example in &examples {
         // The same judgement as `mdbook-cuda check`: the plan at every size
         // on the H200, then NVRTC's verdict held to the declaration.
@@ -411,10 +444,63 @@ fn check(paths: &[PathBuf], arch: &str) -> Result<()> {
             }
         }
     }
-    if failed > 0 {
-        bail!("{failed} of {} examples failed the check", examples.len());
+    if failed > directives.len() {
+        bail!(
+            "{} of {} examples failed the check{}",
+            failed - directives.len(),
+            examples.len() + unreadable.len(),
+            if directives.is_empty() {
+                String::new()
+            } else {
+                format!(", and {} directive(s) of the book", directives.len())
+            }
+        );
+    }
+    if !directives.is_empty() {
+        bail!(
+            "{} directive(s) of the book cannot be read or name what the book does not have",
+            directives.len()
+        );
     }
     Ok(())
+}
+
+/// The mistakes of the directives of the book the checked files belong to
+/// (the folder above their `kernels/`, when it holds a book.toml): those
+/// that cannot be read, or name an example the book does not have, a
+/// broken one or a size the example does not declare; without a GPU or
+/// the results store.
+fn book_directive_mistakes(paths: &[PathBuf]) -> Vec<String> {
+    let mut roots: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .map(|abs| book_of(&abs).0)
+        .filter(|root| root.join("book.toml").is_file())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let mut out = Vec::new();
+    for root in roots {
+        let book = mdbook_cuda::book_files::load(&root).and_then(|disk| {
+            let settings = mdbook_cuda::config::Settings::load(&disk.root, &disk.config, |k| {
+                std::env::var(k).ok()
+            })?;
+            let catalog = mdbook_cuda::catalog::Catalog::build(&settings, &disk.chapters);
+            Ok(mdbook_cuda::names::check(
+                &settings,
+                &catalog,
+                &disk.chapters,
+            ))
+        });
+        match book {
+            Ok(lines) => out.extend(lines),
+            Err(e) => out.push(format!(
+                "{}: the book's directives cannot be checked: {e:#}",
+                root.display()
+            )),
+        }
+    }
+    out
 }
 
 /// NVRTC's verdict on one example, as the compile job reports it.
@@ -795,9 +881,27 @@ fn book_of(abs: &Path) -> (PathBuf, PathBuf) {
     (root, kernels)
 }
 
-/// Resolves `.cu` files (and folders of them) into examples. The book root
-/// is the folder above the nearest `kernels/` ancestor.
+/// Resolves `.cu` files (and folders of them) into examples, failing with
+/// every file that does not resolve.
 fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
+    let (examples, unreadable) = read_examples(paths)?;
+    if !unreadable.is_empty() {
+        let lines: Vec<String> = unreadable.iter().map(ToString::to_string).collect();
+        bail!(
+            "{} example(s) do not resolve:\n{}",
+            lines.len(),
+            lines.join("\n")
+        );
+    }
+    Ok(examples)
+}
+
+/// Resolves `.cu` files (and folders of them) into examples, and says for
+/// each file that does not resolve where and why. The book root is the
+/// folder above the nearest `kernels/` ancestor.
+fn read_examples(
+    paths: &[PathBuf],
+) -> Result<(Vec<Example>, Vec<cuda_runner::example::ExampleError>)> {
     let mut files = Vec::new();
     for p in paths {
         collect_cu(p, &mut files)?;
@@ -807,6 +911,7 @@ fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
     }
     files.sort();
     let mut examples = Vec::new();
+    let mut unreadable = Vec::new();
     for file in files {
         let abs = file
             .canonicalize()
@@ -817,9 +922,12 @@ fn load_examples(paths: &[PathBuf]) -> Result<Vec<Example>> {
             .expect("under kernels")
             .to_string_lossy()
             .to_string();
-        examples.push(Example::from_file(&root, &kernels, &rel, None, None)?);
+        match Example::from_file(&root, &kernels, &rel, None, None) {
+            Ok(example) => examples.push(example),
+            Err(e) => unreadable.push(e),
+        }
     }
-    Ok(examples)
+    Ok((examples, unreadable))
 }
 
 fn collect_cu(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {

@@ -4,8 +4,11 @@
 //! resolve or does not compile (unless it declares `expect =
 //! "compile-error"`), or when its declaration does not match the kernels
 //! NVRTC compiled (a kernel the program does not define, a kernel without
-//! `extern "C"`, `args` that do not match the kernel's parameters), so
-//! authors and CI catch mistakes before a GPU build.
+//! `extern "C"`, `args` that do not match the kernel's parameters), or
+//! when a directive cannot be read or names an example the book does not
+//! have, a broken one or a size the example does not declare
+//! ([`names::check`]; an example not measured yet is fine), so authors and
+//! CI catch mistakes before a GPU build.
 //! The compiling is the runner's (`cuda-runner compile`, the `runner` of
 //! `[preprocessor.cuda]`), through the build's compile cache, so only what
 //! changed since the last build or check is compiled: this plugin never
@@ -16,6 +19,7 @@ use crate::catalog::Catalog;
 use crate::compile_run;
 use crate::compile_step;
 use crate::config::Settings;
+use crate::names;
 use cuda_measured_core::compile_job::CompileVerdict;
 use cuda_measured_core::compile_judge::judge;
 use cuda_measured_core::example::Example;
@@ -116,10 +120,21 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
         args.arch,
         rows.len() - failed
     );
+    // The directives, as a build reads them, without a GPU or the store.
+    let mistakes = names::check(&settings, &catalog, &disk.chapters);
+    for line in &mistakes {
+        println!("{line}");
+    }
+    if !mistakes.is_empty() {
+        println!(
+            "{} directive(s) cannot be read or name what the book does not have",
+            mistakes.len()
+        );
+    }
     if let Some(message) = nvrtc_missing {
         println!("not every example was compiled: {message}");
     }
-    Ok(if failed == 0 {
+    Ok(if failed == 0 && mistakes.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

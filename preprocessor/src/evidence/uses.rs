@@ -20,12 +20,11 @@ pub fn uses(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) ->
             continue;
         };
         let sections = super::section_anchors(&chapter.content, scan);
-        let file = settings.shown(&settings.src.join(&chapter.source_path));
         for found in directives::find(&chapter.content, scan) {
             if let Ok(directive) = found.parsed {
                 out.push(Use {
                     directive,
-                    place: format!("{file}:{}", found.line),
+                    place: chapter.place_at(settings, found.range.start),
                     chapter: index,
                     section: super::section_at(&sections, found.line),
                 });

@@ -10,6 +10,7 @@ mod compiling;
 mod directives;
 mod exercise;
 mod host;
+mod includes;
 mod lifetime;
 mod panels;
 mod quick;

@@ -10,7 +10,7 @@ fn strict_build_fails_naming_the_stale_example() {
         .env("CUDA_MEASURED_STRICT", "1")
         .build();
     run.assert_failure();
-    let want = "[cuda] src/stale.md:5: reductions/stride: stale: kernels/reductions/stride.cu changed since it was measured; run `mdbook build` on a GPU machine";
+    let want = "[cuda] src/stale.md:5: reductions/stride: stale: kernels/reductions/stride.cu changed since it was measured; run `scripts/book` on a GPU machine";
     assert!(
         run.stderr.contains(want),
         "stderr lacks {want:?}:\n{}",

@@ -61,3 +61,24 @@ fn mdbook_test_still_works() {
         .mdbook(&["test"])
         .assert_success();
 }
+
+// A command that fails for the author prints `error:` lines, the cause on
+// a line of its own, and no backtrace even with RUST_BACKTRACE set.
+#[test]
+fn errors_are_lines_not_backtraces() {
+    let test = BookTest::from_fixture("fresh").env("RUST_BACKTRACE", "1");
+    let run = test.mdbook_cuda(&["check", "--book", "/nonexistent/book"]);
+    run.assert_failure();
+    assert!(
+        run.stderr.starts_with(
+            "mdbook-cuda: error: no book at /nonexistent/book\n  caused by: No such file or directory"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.to_lowercase().contains("backtrace"),
+        "{}",
+        run.stderr
+    );
+}

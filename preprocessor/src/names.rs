@@ -1,0 +1,202 @@
+//! Whether the examples and sizes a directive names are the book's: an id
+//! no example has (with the id meant), an example that is broken (with
+//! the error of its header or block), a size the example does not declare
+//! (with the size meant). Evaluating a directive ([`crate::values`]) and
+//! the `check` commands ask the same questions; none needs a GPU or the
+//! results store, so an example that is not measured yet is no problem
+//! here.
+
+use crate::catalog::{Catalog, ChapterText, Entry};
+use crate::config::Settings;
+use crate::directives::{self, Directive};
+use crate::scan::RunSpec;
+use cuda_measured_core::example::Example;
+use cuda_measured_core::size::Size;
+use cuda_measured_core::suggest;
+
+/// The example `id` names, or why there is none: no example has the id
+/// (with the id meant, when one is close), or the example is broken
+/// (with its error).
+pub fn example<'a>(catalog: &'a Catalog, id: &str) -> Result<&'a Example, String> {
+    catalog
+        .by_id(id)
+        .and_then(|index| catalog.entries[index].example())
+        .ok_or_else(|| unknown_id(catalog, id))
+}
+
+/// Why no example has id `id`: it is written but broken (its error, which
+/// names the place of its header's or block's mistake), or it is a typo of
+/// an id of the book, broken ones included (one or two letters off, or
+/// another folder: `stride` for `reductions/stride`).
+pub fn unknown_id(catalog: &Catalog, id: &str) -> String {
+    let entries = &catalog.entries;
+    let broken = entries
+        .iter()
+        .find(|e| e.example().is_none() && written_id(e) == Some(id));
+    if let Some(Err(error)) = broken.map(|e| &e.resolved) {
+        let first = error.lines().next().unwrap_or_default();
+        return format!("`{id}` is broken: {first}");
+    }
+    let ids: Vec<&str> = entries.iter().filter_map(written_id).collect();
+    fn last(id: &str) -> &str {
+        id.rsplit('/').next().unwrap_or(id)
+    }
+    let meant = suggest::closest(id, ids.iter().copied())
+        .or_else(|| ids.iter().copied().find(|other| last(other) == last(id)));
+    match meant {
+        Some(m) => format!("no example with id `{id}` in this book; did you mean `{m}`?"),
+        None => format!("no example with id `{id}` in this book"),
+    }
+}
+
+/// Why `size` cannot be asked of `example`: it is not one of its declared
+/// sizes (named, with the one meant when one is a typo away).
+pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
+    let sizes = &example.declaration.sizes;
+    (!sizes.contains(&size)).then(|| {
+        let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
+        // Of one size, the list says it already; when several are a typo
+        // away (`2^24` from `2^20` and `2^28`), none is more likely meant.
+        let written = size.to_string();
+        let candidates = || list.iter().map(String::as_str);
+        let meant = match suggest::closest(&written, candidates()) {
+            Some(one)
+                if list.len() > 1
+                    && suggest::closest(&written, candidates().filter(|c| *c != one)).is_none() =>
+            {
+                format!("; did you mean `{one}`?")
+            }
+            _ => String::new(),
+        };
+        format!(
+            "`{}` does not declare N = {size}: its declared sizes are {}{meant}",
+            example.id,
+            list.join(", "),
+        )
+    })
+}
+
+/// The id an entry has or would have: its example's, else the one its
+/// block writes, else its file's path without the extension.
+pub fn written_id(entry: &Entry) -> Option<&str> {
+    if let Some(example) = entry.example() {
+        return Some(&example.id);
+    }
+    match entry.block.spec.as_ref().ok()? {
+        RunSpec::Inline { id } | RunSpec::File { id: Some(id), .. } => Some(id),
+        RunSpec::File { path, .. } => Some(cuda_measured_core::example::default_id(path)),
+    }
+}
+
+/// The size a directive asks its examples for, when it names one that
+/// must be declared.
+fn size_of(directive: &Directive) -> Option<Size> {
+    match directive {
+        Directive::Measured { size, .. }
+        | Directive::Ratio { size, .. }
+        | Directive::Ladder { size, .. }
+        | Directive::Profile { size, .. }
+        | Directive::Sanitizer { size, .. }
+        | Directive::Host { size, .. } => Some(*size),
+        _ => None,
+    }
+}
+
+/// What is wrong with the examples and size `directive` names, one reason
+/// per mistake.
+pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
+    let size = size_of(directive);
+    let mut out = Vec::new();
+    for id in directive.ids() {
+        match example(catalog, id) {
+            Err(reason) => out.push(reason),
+            Ok(example) => out.extend(size.and_then(|n| undeclared_size(example, n))),
+        }
+    }
+    // `{{#ratio a a N}}` says it once.
+    out.dedup();
+    out
+}
+
+/// The problems of the book's directives that need no GPU and no store,
+/// as `place: directive: reason` lines in reading order: directives that
+/// cannot be read, and ones naming an example the book does not have, a
+/// broken one, or a size the example does not declare. What the `check`
+/// commands report.
+pub fn check(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (index, chapter) in chapters.iter().enumerate() {
+        let Some(scan) = catalog.chapters.get(index) else {
+            continue;
+        };
+        for found in directives::find(&chapter.content, scan) {
+            let place = chapter.place_at(settings, found.range.start);
+            let reasons = match &found.parsed {
+                Err(message) => vec![message.clone()],
+                Ok(directive) => mistakes(directive, catalog),
+            };
+            for reason in reasons {
+                out.push(format!("{place}: {}: {reason}", found.text));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{KERNEL, catalog_of, settings_in};
+
+    // Every mistake a directive can make about names is found without a
+    // GPU or a store: an unknown id (with the id meant), a broken example
+    // (with its header's error and line), an undeclared size (with the
+    // size meant); an example not measured yet at a declared size is fine.
+    #[test]
+    fn directives_naming_what_the_book_lacks() {
+        let (_dir, settings) = settings_in(&[]);
+        let broken = KERNEL.replace("sizes = ", "sises = ");
+        let fast = KERNEL.replace("[\"2^28\"]", "[\"2^28\", 1000003]");
+        let text = format!(
+            "```cuda run id=fast\n{fast}```\n\n```cuda run id=bad\n{broken}```\n\n\
+             {{{{#measured fast time 2^28}}}}\n\
+             {{{{#measured fsat time 2^28}}}}\n\
+             {{{{#profile bad dram 2^28}}}}\n\
+             {{{{#ratio fast fast 1000030}}}}\n\
+             {{{{#measured fast tme 2^28}}}}\n"
+        );
+        let catalog = catalog_of(&settings, &text);
+        let chapter = crate::test_support::chapter("ch.md", &text);
+        let lines = check(&settings, &catalog, &[chapter]);
+        let line = |start: &str| text.lines().position(|l| l.starts_with(start)).unwrap() + 1;
+        let want = [
+            format!(
+                "src/ch.md:{}: {{{{#measured fsat time 2^28}}}}: no example with id `fsat` in this book; did you mean `fast`?",
+                line("{{#measured fsat")
+            ),
+            format!(
+                "src/ch.md:{}: {{{{#profile bad dram 2^28}}}}: `bad` is broken: src/ch.md:{}: unknown key `sises`; did you mean `sizes`?",
+                line("{{#profile"),
+                line("sises")
+            ),
+            format!(
+                "src/ch.md:{}: {{{{#ratio fast fast 1000030}}}}: `fast` does not declare N = 1000030: its declared sizes are 2^28, 1000003; did you mean `1000003`?",
+                line("{{#ratio")
+            ),
+        ];
+        assert_eq!(lines[..3], want, "{lines:#?}");
+        assert_eq!(lines.len(), 4, "{lines:#?}");
+        assert!(lines[3].contains("`tme` is not a figure"), "{}", lines[3]);
+        // Sizes a typo away alike suggest none.
+        let example = catalog.entries[0].example().unwrap();
+        let two = KERNEL.replace("[\"2^28\"]", "[\"2^20\", \"2^28\"]");
+        let two = catalog_of(&settings, &format!("```cuda run id=two\n{two}```\n"));
+        let two = two.entries[0].example().unwrap();
+        assert!(
+            undeclared_size(two, Size(1 << 24))
+                .unwrap()
+                .ends_with("2^20, 2^28")
+        );
+        assert!(undeclared_size(example, Size(1 << 28)).is_none());
+    }
+}

@@ -51,10 +51,91 @@ pub struct LaunchSpec {
     /// `out`), scratch buffer names, or scalar variables (`n`, `sms`,
     /// `grid0`...) passed as 32-bit unsigned integers.
     pub args: Vec<String>,
+    /// A setup launch: run before the timed launches of every run, outside
+    /// the timed region (before the L2 flush of a cold sample). Setup
+    /// launches come first in the header. Left out of the serialised form
+    /// when false, so that other examples' keys stay as they were.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub setup: bool,
 }
 
 fn zero_expr() -> Expr {
     Expr::Int(0)
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A scratch buffer: its length in elements, as `name = "expr"` (f32,
+/// [`ScratchInit::Kept`]: today's form, serialised as it always was) or as
+/// a table `name = { len = "grid0", elem = "u32", init = "zeroed" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scratch {
+    /// `name = "expr"`: f32 elements, NaN before the correctness run.
+    Len(Expr),
+    /// `name = { len = ..., elem = ..., init = ... }`.
+    Table(ScratchTable),
+}
+
+/// The table form of a scratch buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScratchTable {
+    /// Elements, as an expression.
+    pub len: Expr,
+    /// The element type (`u8`, `i32`, `u32`, `f16`, `bf16`, `f32`, `f64`);
+    /// `f32` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elem: Option<String>,
+    /// How it starts each run; [`ScratchInit::Kept`] when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<ScratchInit>,
+}
+
+/// How a scratch buffer starts each run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScratchInit {
+    /// Set to zero before every run, outside the timed region (flags and
+    /// counters of a single-pass scan).
+    Zeroed,
+    /// Filled with the poison of its type (NaN for floats) before every
+    /// run, outside the timed region.
+    Poisoned,
+    /// Filled with poison before the correctness run only; timed runs
+    /// find what the previous run left (the form `name = "expr"` has).
+    Kept,
+}
+
+impl Scratch {
+    /// Its length expression.
+    pub fn len(&self) -> &Expr {
+        match self {
+            Scratch::Len(e) => e,
+            Scratch::Table(t) => &t.len,
+        }
+    }
+
+    /// Its element type (`f32` where not given, or where the name is
+    /// unknown, which validation refuses).
+    pub fn elem(&self) -> crate::problem::Elem {
+        match self {
+            Scratch::Table(ScratchTable { elem: Some(e), .. }) => {
+                crate::problem::Elem::parse(e).unwrap_or(crate::problem::Elem::F32)
+            }
+            _ => crate::problem::Elem::F32,
+        }
+    }
+
+    /// How it starts each run.
+    pub fn init(&self) -> ScratchInit {
+        match self {
+            Scratch::Table(ScratchTable { init: Some(i), .. }) => *i,
+            _ => ScratchInit::Kept,
+        }
+    }
 }
 
 /// The outcome an example is meant to have. Examples that demonstrate a bug
@@ -109,9 +190,10 @@ pub struct Declaration {
     /// The launches, in order.
     #[serde(rename = "launch")]
     pub launches: Vec<LaunchSpec>,
-    /// Scratch buffers of `f32`, by name, with their length in elements.
+    /// Scratch buffers by name: their length in elements, element type and
+    /// how they start each run ([`Scratch`]).
     #[serde(default)]
-    pub scratch: BTreeMap<String, Expr>,
+    pub scratch: BTreeMap<String, Scratch>,
     /// Bytes the algorithm must move at size `n`, if not the problem's own
     /// count.
     #[serde(default)]
@@ -289,7 +371,7 @@ impl Declaration {
     }
 
     /// The first semantic error, with the header field it is about.
-    fn validate(&mut self) -> Result<(), (String, Option<HeaderField<'static>>)> {
+    fn validate(&mut self) -> Result<(), (String, Option<HeaderField<'_>>)> {
         let at = |key: &'static str| Some(HeaderField::Top(key));
         match (
             &self.elementwise,
@@ -426,6 +508,39 @@ impl Declaration {
                 None,
             ));
         }
+        for (name, scratch) in &self.scratch {
+            if let Scratch::Table(ScratchTable { elem: Some(e), .. }) = scratch
+                && crate::problem::Elem::parse(e).is_none()
+            {
+                let names: Vec<&str> = crate::problem::Elem::ALL.iter().map(|e| e.name()).collect();
+                return Err((
+                    crate::suggest::message(
+                        &format!("scratch `{name}` has no element type `{e}`"),
+                        e,
+                        names.iter().copied(),
+                        &format!("use elem = {}", one_of(&names)),
+                    ),
+                    Some(HeaderField::Scratch(name)),
+                ));
+            }
+        }
+        if let Some(first_timed) = self.launches.iter().position(|l| !l.setup) {
+            if let Some(late) = self.launches[first_timed..].iter().position(|l| l.setup) {
+                let i = first_timed + late;
+                return Err((
+                    format!(
+                        "launch {i} (`{}`) is a setup launch after a timed one: setup launches run before the timed launches of every run, so put them first in the header",
+                        self.launches[i].kernel
+                    ),
+                    Some(HeaderField::Launch(i, "setup")),
+                ));
+            }
+        } else {
+            return Err((
+                "every launch is a setup launch: at least one must be timed (remove `setup = true` from it)".into(),
+                None,
+            ));
+        }
         for (i, l) in self.launches.iter().enumerate() {
             if l.kernel.trim().is_empty() {
                 return Err((
@@ -519,7 +634,10 @@ args = ["partials", "out", "grid0"]
         let d = Declaration::parse(TWO_PASS).unwrap();
         assert_eq!(d.launches.len(), 2);
         assert_eq!(d.sizes, vec![Dims::n(1 << 20), Dims::n(1000003)]);
-        assert_eq!(d.scratch["partials"], Expr::Text("grid0".into()));
+        assert_eq!(
+            d.scratch["partials"],
+            Scratch::Len(Expr::Text("grid0".into()))
+        );
         assert_eq!(d.launches[0].shared, Expr::Int(0));
         assert_eq!(d.expect, Expectation::Pass);
     }
@@ -722,6 +840,67 @@ args = ["partials", "out", "grid0"]
             undeclared.contains("its sizes are 2^20; 1000003"),
             "{undeclared}"
         );
+    }
+
+    // Today's scratch form and launches without `setup` serialise as they
+    // always did (so committed keys stay); the table form keeps only what
+    // is written.
+    #[test]
+    fn scratch_and_setup_serialise_old_forms_unchanged() {
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(
+            json.contains("\"scratch\":{\"partials\":\"grid0\"}"),
+            "{json}"
+        );
+        assert!(!json.contains("setup"), "{json}");
+        let table = TWO_PASS.replace(
+            "partials = \"grid0\"",
+            "partials = { len = \"grid0\", elem = \"u32\", init = \"zeroed\" }",
+        );
+        let t = Declaration::parse(&table).unwrap();
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(
+            json.contains("\"partials\":{\"len\":\"grid0\",\"elem\":\"u32\",\"init\":\"zeroed\"}"),
+            "{json}"
+        );
+        let s = &t.scratch["partials"];
+        assert_eq!(
+            (s.elem(), s.init()),
+            (crate::problem::Elem::U32, ScratchInit::Zeroed)
+        );
+        assert_eq!(d.scratch["partials"].init(), ScratchInit::Kept);
+    }
+
+    // Mistakes in the new forms are errors at their lines with the fix.
+    #[test]
+    fn scratch_table_and_setup_mistakes_name_their_lines() {
+        let bad_elem = TWO_PASS.replace(
+            "partials = \"grid0\"",
+            "partials = { len = \"grid0\", elem = \"u23\" }",
+        );
+        let e = Declaration::parse(&bad_elem).unwrap_err();
+        assert_eq!(e.line(), Some(5));
+        assert!(
+            e.to_string()
+                .contains("no element type `u23`; did you mean `u32`?"),
+            "{e}"
+        );
+        let bad_init = TWO_PASS.replace(
+            "partials = \"grid0\"",
+            "partials = { len = \"grid0\", init = \"zero\" }",
+        );
+        assert!(Declaration::parse(&bad_init).is_err());
+        let late = TWO_PASS.replace(
+            "kernel = \"final_sum\"",
+            "kernel = \"final_sum\"\nsetup = true",
+        );
+        let e = Declaration::parse(&late).unwrap_err();
+        assert!(
+            e.to_string().contains("setup launch after a timed one"),
+            "{e}"
+        );
+        assert_eq!(e.line(), Some(13));
     }
 
     // A header without launches tells the author what to add.

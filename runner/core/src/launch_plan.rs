@@ -27,6 +27,19 @@ pub struct Launch {
     pub shared: u32,
     /// Argument names, as declared.
     pub args: Vec<String>,
+    /// A setup launch: run before the timed launches, not timed.
+    pub setup: bool,
+}
+
+/// A scratch buffer of one size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchBuffer {
+    /// Elements.
+    pub len: u64,
+    /// Element type.
+    pub elem: crate::problem::Elem,
+    /// How it starts each run.
+    pub init: crate::declaration::ScratchInit,
 }
 
 impl Launch {
@@ -45,8 +58,8 @@ impl Launch {
 pub struct ResolvedPlan {
     /// Launches in order.
     pub launches: Vec<Launch>,
-    /// Scratch buffer lengths in elements.
-    pub scratch: BTreeMap<String, u64>,
+    /// Scratch buffers: length in elements, element type, start.
+    pub scratch: BTreeMap<String, ScratchBuffer>,
     /// Bytes the declaration says the algorithm moves, when it overrides the
     /// problem's count.
     pub bytes: Option<u64>,
@@ -197,13 +210,18 @@ pub fn resolve_shape(
             block,
             shared,
             args: spec.args.clone(),
+            setup: spec.setup,
         });
     }
     let mut scratch = BTreeMap::new();
-    for (name, expr) in &decl.scratch {
+    for (name, spec) in &decl.scratch {
         scratch.insert(
             name.clone(),
-            eval(expr, &scalars, PlanField::Scratch(name.clone()))?,
+            ScratchBuffer {
+                len: eval(spec.len(), &scalars, PlanField::Scratch(name.clone()))?,
+                elem: spec.elem(),
+                init: spec.init(),
+            },
         );
     }
     let bytes = decl
@@ -378,7 +396,7 @@ mod tests {
         assert_eq!(small.launches[0].shared, 1024);
         let big = resolve(&d, 1 << 28, 132).unwrap();
         assert_eq!(big.launches[0].grid, 528);
-        assert_eq!(big.scratch["partials"], 528);
+        assert_eq!(big.scratch["partials"].len, 528);
         assert_eq!(big.scalars["grid0"], 528);
     }
 

@@ -10,22 +10,36 @@ pub mod cache;
 pub mod draw;
 mod elem;
 pub mod elementwise;
+mod histogram_u8;
 mod layernorm_rows;
 mod rowwise;
+mod scan_f32;
 mod softmax_rows;
 mod sum_f32;
+mod transpose;
 
 pub use elem::{Elem, HostData};
 
 use crate::dims::{Dim, Dims};
 use crate::size::Size;
 pub use elementwise::{Elementwise, ElementwiseSpec};
+pub use histogram_u8::HistogramU8;
 pub use layernorm_rows::LayernormRows;
+pub use scan_f32::ScanF32;
 pub use softmax_rows::SoftmaxRows;
 pub use sum_f32::SumF32;
+pub use transpose::Transpose;
 
 /// Every problem, by name.
-pub const REGISTRY: &[&dyn Problem] = &[&SumF32, &SoftmaxRows, &LayernormRows];
+pub const REGISTRY: &[&dyn Problem] = &[
+    &SumF32,
+    &SoftmaxRows,
+    &LayernormRows,
+    &Transpose,
+    &HistogramU8 { skewed: false },
+    &HistogramU8 { skewed: true },
+    &ScanF32,
+];
 
 /// The shape of one run: `rows` x `cols` elements, row-major. A 1-D
 /// problem of size n is one row of n. A problem of several named

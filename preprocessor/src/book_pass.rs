@@ -370,10 +370,14 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     // A sanitizer report and the host runs wait for the GPU machine's
     // `sanitize` and `host` stages.
     if let Directive::Sanitizer { id, check, size } = directive {
-        return crate::sanitizer_view::awaits_report(id, check, *size, results);
+        return results
+            .size_of(id, size)
+            .is_ok_and(|size| crate::sanitizer_view::awaits_report(id, check, size, results));
     }
     if let Directive::Host { id, size } = directive {
-        return crate::host_view::awaits_runs(id, *size, results);
+        return results
+            .size_of(id, size)
+            .is_ok_and(|size| crate::host_view::awaits_runs(id, size, results));
     }
     if let Directive::Allreduce { gpus } | Directive::AllreduceFigure { gpus, .. } = directive {
         return crate::allreduce_view::awaits_report(*gpus, results);
@@ -387,7 +391,7 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     let size = match directive {
         Directive::Measured { size, .. }
         | Directive::Ratio { size, .. }
-        | Directive::Ladder { size, .. } => Some(*size),
+        | Directive::Ladder { size, .. } => Some(size),
         _ => None,
     };
     let mut waits = false;
@@ -398,9 +402,8 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
         if outcomes[index].state().awaits_measuring() {
             let declared = catalog.entries[index].example().is_some_and(|e| {
                 size.is_none_or(|n| {
-                    e.declaration
-                        .sizes
-                        .contains(&cuda_measured_core::dims::Dims::n(n.0))
+                    n.resolve(e.declaration.dims())
+                        .is_ok_and(|n| e.declaration.sizes.contains(&n))
                 })
             });
             if !declared {
@@ -409,7 +412,7 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
             waits = true;
         } else {
             let current = match size {
-                Some(n) => results.at(id, n).is_ok(),
+                Some(n) => results.at_written(id, n).is_ok(),
                 None => results.record(id).is_ok(),
             };
             if !current {

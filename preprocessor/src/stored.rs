@@ -83,14 +83,10 @@ impl StoredReports {
     pub fn profile(
         &self,
         id: &str,
-        n: cuda_measured_core::size::Size,
+        n: cuda_measured_core::dims::Dims,
     ) -> Result<profile::Profile, String> {
         let target = cuda_measured_core::limits::KnownGpu::target().name;
-        self.load(&profile::relative_path(
-            id,
-            cuda_measured_core::dims::Dims::n(n.0),
-            target,
-        ))
+        self.load(&profile::relative_path(id, n, target))
     }
 
     /// The repeatability report, or why there is none.
@@ -119,10 +115,10 @@ impl StoredReports {
         &self,
         id: &str,
         check: &str,
-        n: cuda_measured_core::size::Size,
+        n: cuda_measured_core::dims::Dims,
     ) -> Result<sanitizer::Report, String> {
         self.load_file(
-            &sanitizer::relative_path(id, check, cuda_measured_core::dims::Dims::n(n.0)),
+            &sanitizer::relative_path(id, check, n),
             "not run",
             RESANITIZE,
         )

@@ -4,6 +4,7 @@ use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use crate::test_support::{KERNEL, catalog_of, settings_in};
 use cuda_measured_core::sanitizer::Location;
+use cuda_measured_core::size::Size;
 
 /// A book whose chapter lists kernel file `r/tree.cu` (the test kernel:
 /// `tree` on line 11, declared at 2^28), and its stored reports.
@@ -98,7 +99,7 @@ fn view_of(value: &Value) -> &SanitizerView {
     }
 }
 
-const N: Size = Size(1 << 28);
+const N: Dims = Dims::n(1 << 28);
 
 // A current report gives each place the line of code there, once per
 // place, and is no problem for any build.
@@ -164,23 +165,21 @@ fn unknown_ids_sizes_and_misfiled_reports() {
         Value::Mistake("no example with id `r/tere` in this book; did you mean `r/tree`?".into())
     );
     assert_eq!(
-        evaluate("r/tree", "racecheck", Size(1 << 20), &results),
+        evaluate("r/tree", "racecheck", Dims::n(1 << 20), &results),
         Value::Mistake("`r/tree` does not declare N = 2^20: its declared sizes are 2^28".into())
     );
     assert!(!awaits_report("r/tere", "racecheck", N, &results));
     assert!(!awaits_report(
         "r/tree",
         "racecheck",
-        Size(1 << 20),
+        Dims::n(1 << 20),
         &results
     ));
     let mut other = report(&book.key(), Vec::new());
     other.check = "memcheck".into();
-    let path = book.results_dir.join(sanitizer::relative_path(
-        "r/tree",
-        "racecheck",
-        cuda_measured_core::dims::Dims::n(N.0),
-    ));
+    let path = book
+        .results_dir
+        .join(sanitizer::relative_path("r/tree", "racecheck", N));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, serde_json::to_string(&other).unwrap()).unwrap();
     let misfiled = evaluate("r/tree", "racecheck", N, &book.results());

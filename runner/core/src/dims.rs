@@ -103,8 +103,11 @@ impl Dims {
     }
 
     /// A size `n` of a problem of one dimension.
-    pub fn n(n: u64) -> Dims {
-        Dims::new(N, &[n]).expect("one value of one dimension")
+    pub const fn n(n: u64) -> Dims {
+        Dims {
+            dims: N,
+            values: [n, 0, 0, 0],
+        }
     }
 
     /// The problem's dimensions.
@@ -291,8 +294,15 @@ impl Written {
         if !named {
             let mut values = Vec::new();
             let mut units = Vec::new();
-            for part in t.split(['x', '×']) {
-                let v = value(part)?;
+            let parts: Vec<&str> = t.split(['x', '×']).collect();
+            for part in &parts {
+                let v = value(part).map_err(|e| {
+                    if parts.len() > 1 {
+                        format!("`{t}` is not values joined by `x`: {e}")
+                    } else {
+                        e
+                    }
+                })?;
                 values.push(v.value);
                 units.push(v.unit);
             }
@@ -395,6 +405,26 @@ impl Written {
             out.push(v);
         }
         Dims::new(dims, &out).ok_or_else(|| fail(format!("at most {MAX_DIMS} dimensions")))
+    }
+}
+
+impl From<crate::size::Size> for Written {
+    /// A size of one dimension, as a number.
+    fn from(n: crate::size::Size) -> Written {
+        Written::Positional(vec![n.0], vec![false])
+    }
+}
+
+impl Dims {
+    /// The size in words for messages and titles: `N = 2^20` for one
+    /// dimension, else the dimensions and the canonical text
+    /// (`rows x cols 8192x4096`).
+    pub fn words(&self) -> String {
+        if self.is_flat() {
+            format!("N = {self}")
+        } else {
+            format!("{} {self}", Dims::describe(self.dims))
+        }
     }
 }
 

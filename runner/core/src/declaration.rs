@@ -695,9 +695,9 @@ args = ["partials", "out", "grid0"]
                 "unknown problem `sum_f23`; did you mean `sum_f32`?",
             ),
             (
-                TWO_PASS.replace("sum_f32", "histogram"),
+                TWO_PASS.replace("sum_f32", "fourier"),
                 Some(2),
-                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows or elementwise",
+                "unknown problem `fourier`: use sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32 or elementwise",
             ),
         ];
         for (text, line, want) in cases {

@@ -138,7 +138,8 @@ pub enum Distribution {
         /// Bound above of the rest.
         hi: u64,
     },
-    /// A permutation of 0..n, uniform among all (Fisher-Yates).
+    /// A permutation of 0..n (n at most 2^32), uniform among all
+    /// (Fisher-Yates).
     Permutation,
     /// One random cycle through all n slots: `next[i]` is a permutation in
     /// which following `next` from any slot visits every slot once before
@@ -164,43 +165,21 @@ impl Distribution {
                 }
             }
             Distribution::UniformInt { lo, hi } => {
-                let mut x = vec![0u64; len as usize];
-                fill_parallel(rng, &mut x, 1, |r| below(r, lo, hi));
-                integers(elem, x)
+                integers(rng, elem, len, 1, move |r| below(r, lo, hi))
             }
             Distribution::Skewed {
                 share,
                 value,
                 lo,
                 hi,
-            } => {
-                let mut x = vec![0u64; len as usize];
-                fill_parallel(rng, &mut x, 2, |r| {
-                    let pick = r.random::<f64>() < share;
-                    let other = below(r, lo, hi);
-                    if pick { value } else { other }
-                });
-                integers(elem, x)
-            }
-            Distribution::Permutation => {
-                let mut rng = rng.clone();
-                let mut x: Vec<u64> = (0..len).collect();
-                for i in (1..x.len()).rev() {
-                    let j = below(&mut rng, 0, i as u64 + 1) as usize;
-                    x.swap(i, j);
-                }
-                integers(elem, x)
-            }
-            Distribution::Cycle => {
-                let mut rng = rng.clone();
-                let mut x: Vec<u64> = (0..len).collect();
-                for i in (1..x.len()).rev() {
-                    // j < i, never i itself: what makes it one cycle.
-                    let j = below(&mut rng, 0, i as u64) as usize;
-                    x.swap(i, j);
-                }
-                integers(elem, x)
-            }
+            } => integers(rng, elem, len, 2, move |r| {
+                let pick = r.random::<f64>() < share;
+                let other = below(r, lo, hi);
+                if pick { value } else { other }
+            }),
+            Distribution::Permutation => shuffled(rng, elem, len, |i| i + 1),
+            // j < i, never i itself: what makes it one cycle.
+            Distribution::Cycle => shuffled(rng, elem, len, |i| i),
         }
     }
 
@@ -232,15 +211,57 @@ fn below(rng: &mut rand_pcg::Pcg64Mcg, lo: u64, hi: u64) -> u64 {
     lo + ((u128::from(rng.random::<u64>()) * u128::from(span)) >> 64) as u64
 }
 
-/// Whole numbers as `elem` (values past the type wrap, which the
-/// distributions' ranges avoid).
-fn integers(elem: Elem, x: Vec<u64>) -> HostData {
+/// `len` whole numbers, element i from `per` values of the stream at
+/// `per * i`, stored as `elem` (values past the type wrap, which the
+/// distributions' ranges avoid), drawn on every core straight into the
+/// element type (no wider copy of a large input).
+fn integers(
+    rng: &rand_pcg::Pcg64Mcg,
+    elem: Elem,
+    len: u64,
+    per: u128,
+    f: impl Fn(&mut rand_pcg::Pcg64Mcg) -> u64 + Sync,
+) -> HostData {
+    fn drawn<T: Send + Copy + Default>(
+        rng: &rand_pcg::Pcg64Mcg,
+        len: u64,
+        per: u128,
+        f: impl Fn(&mut rand_pcg::Pcg64Mcg) -> T + Sync,
+    ) -> Vec<T> {
+        let mut x = vec![T::default(); len as usize];
+        fill_parallel(rng, &mut x, per, f);
+        x
+    }
     match elem {
-        Elem::U8 => HostData::U8(x.iter().map(|&v| v as u8).collect()),
-        Elem::U32 => HostData::U32(x.iter().map(|&v| v as u32).collect()),
-        Elem::I32 => HostData::I32(x.iter().map(|&v| v as i32).collect()),
-        Elem::F64 => HostData::F64(x.iter().map(|&v| v as f64).collect()),
-        other => HostData::from_f32(other, x.iter().map(|&v| v as f32).collect()),
+        Elem::U8 => HostData::U8(drawn(rng, len, per, |r| f(r) as u8)),
+        Elem::U32 => HostData::U32(drawn(rng, len, per, |r| f(r) as u32)),
+        Elem::I32 => HostData::I32(drawn(rng, len, per, |r| f(r) as i32)),
+        Elem::F64 => HostData::F64(drawn(rng, len, per, |r| f(r) as f64)),
+        other => HostData::from_f32(other, drawn(rng, len, per, |r| f(r) as f32)),
+    }
+}
+
+/// A shuffle of 0..len (at most 2^32 slots) from `rng`, sequential:
+/// Fisher-Yates, each slot i from the top down swapped with one drawn
+/// below `bound(i)` (i + 1: a uniform permutation; i: Sattolo's algorithm,
+/// a uniform single cycle).
+fn shuffled(
+    rng: &rand_pcg::Pcg64Mcg,
+    elem: Elem,
+    len: u64,
+    bound: impl Fn(u64) -> u64,
+) -> HostData {
+    let mut rng = rng.clone();
+    let mut x: Vec<u32> = (0..len).map(|i| i as u32).collect();
+    for i in (1..x.len()).rev() {
+        let j = below(&mut rng, 0, bound(i as u64)) as usize;
+        x.swap(i, j);
+    }
+    match elem {
+        Elem::U32 => HostData::U32(x),
+        Elem::I32 => HostData::I32(x.into_iter().map(|v| v as i32).collect()),
+        Elem::F64 => HostData::F64(x.into_iter().map(f64::from).collect()),
+        other => HostData::from_f32(other, x.into_iter().map(|v| v as f32).collect()),
     }
 }
 

@@ -364,10 +364,14 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     // A sanitizer report and the host runs wait for the GPU machine's
     // `sanitize` and `host` stages.
     if let Directive::Sanitizer { id, check, size } = directive {
-        return crate::sanitizer_view::awaits_report(id, check, *size, results);
+        return results
+            .size_of(id, size)
+            .is_ok_and(|size| crate::sanitizer_view::awaits_report(id, check, size, results));
     }
     if let Directive::Host { id, size } = directive {
-        return crate::host_view::awaits_runs(id, *size, results);
+        return results
+            .size_of(id, size)
+            .is_ok_and(|size| crate::host_view::awaits_runs(id, size, results));
     }
     if let Directive::Allreduce { gpus } | Directive::AllreduceFigure { gpus, .. } = directive {
         return crate::allreduce_view::awaits_report(*gpus, results);
@@ -381,7 +385,7 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     let size = match directive {
         Directive::Measured { size, .. }
         | Directive::Ratio { size, .. }
-        | Directive::Ladder { size, .. } => Some(*size),
+        | Directive::Ladder { size, .. } => Some(size),
         _ => None,
     };
     let mut waits = false;
@@ -390,16 +394,19 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
             return false;
         };
         if outcomes[index].state().awaits_measuring() {
-            let declared = catalog.entries[index]
-                .example()
-                .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)));
+            let declared = catalog.entries[index].example().is_some_and(|e| {
+                size.is_none_or(|n| {
+                    n.resolve(e.declaration.dims())
+                        .is_ok_and(|n| e.declaration.sizes.contains(&n))
+                })
+            });
             if !declared {
                 return false;
             }
             waits = true;
         } else {
             let current = match size {
-                Some(n) => results.at(id, n).is_ok(),
+                Some(n) => results.at_written(id, n).is_ok(),
                 None => results.record(id).is_ok(),
             };
             if !current {

@@ -38,6 +38,8 @@
 //! Directives inside code (blocks or inline spans) are literal text.
 
 use crate::scan::{ChapterScan, LineIndex};
+use cuda_measured_core::dims::Written;
+#[cfg(test)]
 use cuda_measured_core::size::Size;
 use cuda_measured_core::suggest::{closest, message};
 use regex::Regex;
@@ -181,7 +183,7 @@ pub enum Directive {
         /// Figure.
         field: Field,
         /// Size.
-        size: Size,
+        size: Written,
     },
     /// `{{#ratio ID_A ID_B SIZE}}`.
     Ratio {
@@ -190,12 +192,12 @@ pub enum Directive {
         /// Denominator example.
         b: String,
         /// Size.
-        size: Size,
+        size: Written,
     },
     /// `{{#ladder SIZE ID...}}`.
     Ladder {
         /// Size.
-        size: Size,
+        size: Written,
         /// Examples, one bar each, in order.
         ids: Vec<String>,
     },
@@ -213,7 +215,7 @@ pub enum Directive {
         /// Nsight Compute metric, by its full name.
         metric: String,
         /// Size profiled.
-        size: Size,
+        size: Written,
     },
     /// `{{#gpu}}`.
     Gpu,
@@ -248,14 +250,14 @@ pub enum Directive {
         /// `cuda_measured_core::sanitizer::CHECKS`).
         check: String,
         /// Size run.
-        size: Size,
+        size: Written,
     },
     /// `{{#host ID SIZE}}`.
     Host {
         /// Example id.
         id: String,
         /// Size run.
-        size: Size,
+        size: Written,
     },
     /// `{{#allreduce GPUS}}`.
     Allreduce {
@@ -368,7 +370,13 @@ pub fn find(content: &str, scan: &ChapterScan) -> Vec<Found> {
 
 /// Parses a directive's name and arguments.
 pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
-    let size = |text: &str| text.parse::<Size>().map_err(|e| e.to_string());
+    let size = |text: &str| {
+        Written::parse(text).map_err(|e| {
+            format!(
+                "`{text}` is not a size: {e}; write one of the example's sizes without spaces, e.g. \"2^20\", \"8192x4096\" or \"M=N=K=4096\""
+            )
+        })
+    };
     match (name, args) {
         ("measured", [id, field, n]) => Ok(Directive::Measured {
             id: id.to_string(),
@@ -663,7 +671,7 @@ mod tests {
                 Directive::Measured {
                     id: "r/stride".into(),
                     field: Field::Time,
-                    size: Size(1 << 28),
+                    size: Size(1 << 28).into(),
                 },
             ),
             (
@@ -671,7 +679,7 @@ mod tests {
                 Directive::Measured {
                     id: "a".into(),
                     field: Field::PctPeak,
-                    size: Size(1000003),
+                    size: Size(1000003).into(),
                 },
             ),
             (
@@ -679,13 +687,13 @@ mod tests {
                 Directive::Ratio {
                     a: "a".into(),
                     b: "b".into(),
-                    size: Size(1 << 20),
+                    size: Size(1 << 20).into(),
                 },
             ),
             (
                 "{{#ladder 2^28 a b c}}",
                 Directive::Ladder {
-                    size: Size(1 << 28),
+                    size: Size(1 << 28).into(),
                     ids: vec!["a".into(), "b".into(), "c".into()],
                 },
             ),
@@ -694,7 +702,7 @@ mod tests {
                 Directive::Measured {
                     id: "a".into(),
                     field: Field::PctCeiling,
-                    size: Size(1 << 28),
+                    size: Size(1 << 28).into(),
                 },
             ),
             (
@@ -702,7 +710,7 @@ mod tests {
                 Directive::Measured {
                     id: "a".into(),
                     field: Field::Hot,
-                    size: Size(1 << 28),
+                    size: Size(1 << 28).into(),
                 },
             ),
             (
@@ -710,7 +718,7 @@ mod tests {
                 Directive::Measured {
                     id: "a".into(),
                     field: Field::Spread,
-                    size: Size(1 << 28),
+                    size: Size(1 << 28).into(),
                 },
             ),
             (
@@ -718,7 +726,7 @@ mod tests {
                 Directive::Measured {
                     id: "a".into(),
                     field: Field::Samples,
-                    size: Size(1 << 28),
+                    size: Size(1 << 28).into(),
                 },
             ),
             (
@@ -799,7 +807,7 @@ mod tests {
                 Directive::Sanitizer {
                     id: "r/race".into(),
                     check: "racecheck".into(),
-                    size: Size(1 << 22),
+                    size: Size(1 << 22).into(),
                 },
             ),
             (
@@ -807,14 +815,14 @@ mod tests {
                 Directive::Sanitizer {
                     id: "r/race".into(),
                     check: "memcheck".into(),
-                    size: Size(1000003),
+                    size: Size(1000003).into(),
                 },
             ),
             (
                 "{{#host r/tree 2^22}}",
                 Directive::Host {
                     id: "r/tree".into(),
-                    size: Size(1 << 22),
+                    size: Size(1 << 22).into(),
                 },
             ),
             ("{{#allreduce 2}}", Directive::Allreduce { gpus: 2 }),

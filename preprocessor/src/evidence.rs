@@ -277,27 +277,37 @@ fn items(directive: &Directive, results: &Results<'_>) -> Vec<Item> {
     let stored = results.stored();
     let target = cuda_measured_core::limits::KnownGpu::target().name;
     let (kind, rel, made) = match directive {
-        Directive::Profile { id, size, .. } => (
-            Kind::Profile,
-            profile::relative_path(id, *size, target),
-            stored
-                .profile(id, *size)
-                .ok()
-                .map(|p| (p.measured_at, p.tool)),
-        ),
+        Directive::Profile { id, size, .. } => {
+            let Ok(size) = results.size_of(id, size) else {
+                return Vec::new();
+            };
+            (
+                Kind::Profile,
+                profile::relative_path(id, size, target),
+                stored
+                    .profile(id, size)
+                    .ok()
+                    .map(|p| (p.measured_at, p.tool)),
+            )
+        }
         Directive::Sass(t) | Directive::SassCount { target: t, .. } => (
             Kind::Sass,
             sass::relative_path(&t.id),
             stored.sass(&t.id).ok().map(|l| (l.made_at, l.tool)),
         ),
-        Directive::Sanitizer { id, check, size } => (
-            Kind::Sanitizer,
-            sanitizer::relative_path(id, check, *size),
-            stored
-                .sanitizer(id, check, *size)
-                .ok()
-                .map(|r| (r.made_at, r.tool)),
-        ),
+        Directive::Sanitizer { id, check, size } => {
+            let Ok(size) = results.size_of(id, size) else {
+                return Vec::new();
+            };
+            (
+                Kind::Sanitizer,
+                sanitizer::relative_path(id, check, size),
+                stored
+                    .sanitizer(id, check, size)
+                    .ok()
+                    .map(|r| (r.made_at, r.tool)),
+            )
+        }
         Directive::Host { id, .. } => return host_items(directive, id, results),
         Directive::Allreduce { gpus } | Directive::AllreduceFigure { gpus, .. } => (
             Kind::Allreduce(*gpus),

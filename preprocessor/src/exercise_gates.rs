@@ -7,6 +7,7 @@
 use crate::figures;
 use crate::outcome::status_words;
 use crate::values::{self, Results};
+use cuda_measured_core::dims::Dims;
 use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, Stage};
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::size::Size;
@@ -323,10 +324,12 @@ fn timing<'a>(
     size: Size,
     results: &Results<'a>,
 ) -> Result<(&'a Record, &'a SizeResult), Unavailable> {
-    results.at(id, size).map_err(|reason| Unavailable {
-        reason,
-        waits: results.waits_on(id, Some(size)),
-    })
+    results
+        .at(id, Dims::n(size.0))
+        .map_err(|reason| Unavailable {
+            reason,
+            waits: results.waits_on(id, Some(Dims::n(size.0))),
+        })
 }
 
 /// Where a figure of `id` comes from.
@@ -347,9 +350,11 @@ fn counter(
 ) -> Result<(f64, String, String), Unavailable> {
     let metric = cuda_measured_core::profile::metric_named(short).unwrap_or_default();
     let (profile, found) =
-        values::profile_values(id, &metric, size, results).map_err(|reason| Unavailable {
-            reason,
-            waits: values::profile_awaits(id, size, results),
+        values::profile_values(id, &metric, Dims::n(size.0), results).map_err(|reason| {
+            Unavailable {
+                reason,
+                waits: values::profile_awaits(id, Dims::n(size.0), results),
+            }
         })?;
     match found.as_slice() {
         [(_, m)] => Ok((

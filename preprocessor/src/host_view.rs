@@ -161,7 +161,7 @@ impl Run {
 }
 
 /// Evaluates `{{#host}}`.
-pub fn evaluate(id: &str, size: Size, results: &Results<'_>) -> Value {
+pub fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Results<'_>) -> Value {
     let Some((example, key)) = results.example(id) else {
         return Value::Mistake(results.unknown_id(id));
     };
@@ -171,6 +171,8 @@ pub fn evaluate(id: &str, size: Size, results: &Results<'_>) -> Value {
     {
         return Value::Mistake(mistake);
     }
+    // The host programs launch (input, out, n): one dimension.
+    let size = Size(size.n_value());
     let mut tabs = Vec::new();
     for language in LANGUAGES {
         let bytes = match results.stored().book_file(language.program) {
@@ -206,7 +208,7 @@ pub fn evaluate(id: &str, size: Size, results: &Results<'_>) -> Value {
 /// directive names an example the programs can run at a size it declares
 /// and the programs can be read, so that every record missing, unreadable
 /// or stale is settled by running them.
-pub fn awaits_runs(id: &str, size: Size, results: &Results<'_>) -> bool {
+pub fn awaits_runs(id: &str, size: cuda_measured_core::dims::Dims, results: &Results<'_>) -> bool {
     matches!(evaluate(id, size, results), Value::Host(_))
 }
 

@@ -11,7 +11,7 @@ use crate::config::Settings;
 use crate::directives::{self, Directive};
 use crate::scan::RunSpec;
 use cuda_measured_core::example::Example;
-use cuda_measured_core::size::Size;
+use cuda_measured_core::dims::{Dims, Written};
 use cuda_measured_core::suggest;
 
 /// The example `id` names, or why there is none: no example has the id
@@ -51,10 +51,10 @@ pub fn unknown_id(catalog: &Catalog, id: &str) -> String {
 
 /// Why `size` cannot be asked of `example`: it is not one of its declared
 /// sizes (named, with the one meant when one is a typo away).
-pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
+pub fn undeclared_size(example: &Example, size: Dims) -> Option<String> {
     let sizes = &example.declaration.sizes;
     (!sizes.contains(&size)).then(|| {
-        let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
+        let list: Vec<String> = sizes.iter().map(Dims::to_string).collect();
         // Of one size, the list says it already; when several are a typo
         // away (`2^24` from `2^20` and `2^28`), none is more likely meant.
         let written = size.to_string();
@@ -68,12 +68,28 @@ pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
             }
             _ => String::new(),
         };
+        let sep = if sizes.iter().all(Dims::is_flat) {
+            ", "
+        } else {
+            "; "
+        };
         format!(
-            "`{}` does not declare N = {size}: its declared sizes are {}{meant}",
+            "`{}` does not declare {}: its declared sizes are {}{meant}",
             example.id,
-            list.join(", "),
+            size.words(),
+            list.join(sep),
         )
     })
+}
+
+/// Why `size`, as a directive writes it, is not a declared size of
+/// `example`: it is not a size of the example's dimensions at all, or not
+/// one it declares.
+pub fn undeclared_written(example: &Example, size: &Written) -> Option<String> {
+    match size.resolve(example.declaration.dims()) {
+        Err(e) => Some(format!("`{}`: {e}", example.id)),
+        Ok(dims) => undeclared_size(example, dims),
+    }
 }
 
 /// The id an entry has or would have: its example's, else the one its
@@ -90,14 +106,14 @@ pub fn written_id(entry: &Entry) -> Option<&str> {
 
 /// The size a directive asks its examples for, when it names one that
 /// must be declared.
-fn size_of(directive: &Directive) -> Option<Size> {
+fn size_of(directive: &Directive) -> Option<&Written> {
     match directive {
         Directive::Measured { size, .. }
         | Directive::Ratio { size, .. }
         | Directive::Ladder { size, .. }
         | Directive::Profile { size, .. }
         | Directive::Sanitizer { size, .. }
-        | Directive::Host { size, .. } => Some(*size),
+        | Directive::Host { size, .. } => Some(size),
         _ => None,
     }
 }
@@ -110,7 +126,7 @@ pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
     for id in directive.ids() {
         match example(catalog, id) {
             Err(reason) => out.push(reason),
-            Ok(example) => out.extend(size.and_then(|n| undeclared_size(example, n))),
+            Ok(example) => out.extend(size.and_then(|n| undeclared_written(example, n))),
         }
     }
     // `{{#ratio a a N}}` says it once.
@@ -193,10 +209,10 @@ mod tests {
         let two = catalog_of(&settings, &format!("```cuda run id=two\n{two}```\n"));
         let two = two.entries[0].example().unwrap();
         assert!(
-            undeclared_size(two, Size(1 << 24))
+            undeclared_size(two, Dims::n(1 << 24))
                 .unwrap()
                 .ends_with("2^20, 2^28")
         );
-        assert!(undeclared_size(example, Size(1 << 28)).is_none());
+        assert!(undeclared_size(example, Dims::n(1 << 28)).is_none());
     }
 }

@@ -15,10 +15,10 @@
 use crate::figures;
 use crate::stored::RESANITIZE;
 use crate::values::{Results, Value};
+use cuda_measured_core::dims::Dims;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::sanitizer::{self, Finding, Report};
 use cuda_measured_core::sass_counts;
-use cuda_measured_core::size::Size;
 
 /// A `{{#sanitizer}}` as a page shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,7 @@ pub struct SanitizerView {
     /// The check (`racecheck`).
     pub check: String,
     /// The size run.
-    pub size: Size,
+    pub size: Dims,
     /// The report's file as messages show it.
     pub file: String,
     /// The report, or why there is none.
@@ -82,7 +82,7 @@ impl SanitizerView {
 
     /// `exercise/reduction/stage3_missing_sync at N = 2^22`.
     pub fn subject(&self) -> String {
-        format!("{} at N = {}", self.id, self.size)
+        format!("{} at {}", self.id, self.size.words())
     }
 }
 
@@ -135,7 +135,7 @@ impl FindingView {
 }
 
 /// Evaluates `{{#sanitizer}}`.
-pub fn evaluate(id: &str, check: &str, size: Size, results: &Results<'_>) -> Value {
+pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Value {
     let Some((example, key)) = results.example(id) else {
         return Value::Mistake(results.unknown_id(id));
     };
@@ -149,10 +149,13 @@ pub fn evaluate(id: &str, check: &str, size: Size, results: &Results<'_>) -> Val
         .shown(&sanitizer::relative_path(id, check, size));
     let stored = match results.stored().sanitizer(id, check, size) {
         Err(reason) => Err(reason),
-        Ok(report) if report.example != id || report.check != check || report.n != size => {
+        Ok(report) if report.example != id || report.check != check || report.size() != size => {
             return Value::Unmeasured(format!(
-                "{file} holds {} of `{}` at N = {}, not {check} of `{id}` at N = {size}; {RESANITIZE}",
-                report.check, report.example, report.n
+                "{file} holds {} of `{}` at {}, not {check} of `{id}` at {}; {RESANITIZE}",
+                report.check,
+                report.example,
+                report.size().words(),
+                size.words()
             ));
         }
         Ok(report) => {
@@ -185,7 +188,7 @@ pub fn evaluate(id: &str, check: &str, size: Size, results: &Results<'_>) -> Val
 /// Whether a `{{#sanitizer}}` waits only for the GPU machine's sanitize
 /// stage: its example is one of the book's, declares the size, and the
 /// report is missing, unreadable or of earlier code.
-pub fn awaits_report(id: &str, check: &str, size: Size, results: &Results<'_>) -> bool {
+pub fn awaits_report(id: &str, check: &str, size: Dims, results: &Results<'_>) -> bool {
     let Some((example, key)) = results.example(id) else {
         return false;
     };

@@ -244,10 +244,10 @@ fn record_figure(r: &Record) -> (String, Option<String>) {
     match r.sizes.iter().max_by_key(|s| s.n) {
         Some(s) => (
             format!(
-                "{} · {} at N = {}",
+                "{} · {} at {}",
                 figures::time_us(s.median_us),
                 figures::gbs(s.gbs),
-                s.n
+                s.size().words()
             ),
             None,
         ),

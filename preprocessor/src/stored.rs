@@ -83,7 +83,7 @@ impl StoredReports {
     pub fn profile(
         &self,
         id: &str,
-        n: cuda_measured_core::size::Size,
+        n: cuda_measured_core::dims::Dims,
     ) -> Result<profile::Profile, String> {
         let target = cuda_measured_core::limits::KnownGpu::target().name;
         self.load(&profile::relative_path(id, n, target))
@@ -115,7 +115,7 @@ impl StoredReports {
         &self,
         id: &str,
         check: &str,
-        n: cuda_measured_core::size::Size,
+        n: cuda_measured_core::dims::Dims,
     ) -> Result<sanitizer::Report, String> {
         self.load_file(
             &sanitizer::relative_path(id, check, n),

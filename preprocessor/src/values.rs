@@ -10,9 +10,11 @@ use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
 use crate::outcome::Outcome;
 use crate::stored::StoredReports;
+use cuda_measured_core::dims::{Dims, Written};
 use cuda_measured_core::example::Example;
 use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
+#[cfg(test)]
 use cuda_measured_core::size::Size;
 use cuda_measured_core::{peers, repeatability};
 use std::collections::BTreeMap;
@@ -54,7 +56,7 @@ impl<'a> Results<'a> {
     /// Whether the figures of `id` (at `size`, when given) wait only to be
     /// measured: the example has no record for its current code and
     /// declares the size. An unknown or broken example does not wait.
-    pub fn waits_on(&self, id: &str, size: Option<Size>) -> bool {
+    pub fn waits_on(&self, id: &str, size: Option<Dims>) -> bool {
         let Some(index) = self.catalog.by_id(id) else {
             return false;
         };
@@ -62,6 +64,18 @@ impl<'a> Results<'a> {
             && self.catalog.entries[index]
                 .example()
                 .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)))
+    }
+
+    /// `size` as a directive writes it, read as a size of example `id`'s
+    /// problem (of one dimension, `n`, when the book has no such example,
+    /// whose figures are then missing anyway).
+    pub fn size_of(&self, id: &str, size: &Written) -> Result<Dims, String> {
+        let dims = self
+            .catalog
+            .by_id(id)
+            .and_then(|index| self.catalog.entries[index].example())
+            .map_or(cuda_measured_core::dims::N, |e| e.declaration.dims());
+        size.resolve(dims).map_err(|e| format!("`{id}`: {e}"))
     }
 
     /// The example `id` and its current key, when the book has it.
@@ -98,7 +112,7 @@ impl<'a> Results<'a> {
 
     /// The current figures of `id` at `size`, or why there are none (a
     /// size the example does not declare is named with those it does).
-    pub fn at(&self, id: &str, size: Size) -> Result<(&'a Record, &'a SizeResult), String> {
+    pub fn at(&self, id: &str, size: Dims) -> Result<(&'a Record, &'a SizeResult), String> {
         if let Ok(example) = crate::names::example(self.catalog, id)
             && let Some(undeclared) = crate::names::undeclared_size(example, size)
         {
@@ -108,9 +122,18 @@ impl<'a> Results<'a> {
         record
             .sizes
             .iter()
-            .find(|s| s.n == size)
+            .find(|s| s.size() == size)
             .map(|s| (record, s))
-            .ok_or_else(|| format!("`{id}` has no timed result at N = {size}"))
+            .ok_or_else(|| format!("`{id}` has no timed result at {}", size.words()))
+    }
+
+    /// [`Results::at`] of a size as a directive writes it.
+    pub fn at_written(
+        &self,
+        id: &str,
+        size: &Written,
+    ) -> Result<(&'a Record, &'a SizeResult), String> {
+        self.at(id, self.size_of(id, size)?)
     }
 
     /// The GPU most current records were measured on.
@@ -190,7 +213,7 @@ pub struct Repeatability {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ladder {
     /// The size compared.
-    pub size: Size,
+    pub size: Dims,
     /// GPU name and datasheet peak, from the first measured rung.
     pub gpu: Option<(String, f64)>,
     /// One rung per example, in the order written.
@@ -240,18 +263,25 @@ fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
 pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
     match directive {
         Directive::Measured { id, field, size } => {
+            let size = match results.size_of(id, size) {
+                Ok(size) => size,
+                Err(mistake) => return Value::Mistake(mistake),
+            };
             let figure = results
-                .at(id, *size)
+                .at(id, size)
                 .and_then(|(record, s)| Ok((measured_text(*field, s, id)?, record)));
             match figure {
                 Ok((text, record)) => Value::Figure {
                     text: format!("{text}{}", quick_mark(&[record])),
-                    title: source_title(id, *size, record),
+                    title: source_title(id, size, record),
                 },
                 Err(reason) => Value::Unmeasured(reason),
             }
         }
-        Directive::Ratio { a, b, size } => match (results.at(a, *size), results.at(b, *size)) {
+        Directive::Ratio { a, b, size } => match (
+            results.at_written(a, size),
+            results.at_written(b, size),
+        ) {
             (Ok((ra, sa)), Ok((rb, sb))) => Value::Figure {
                 text: format!(
                     "{}{}",
@@ -262,28 +292,32 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                     "time of {a} over time of {b}: {} / {}, {}",
                     figures::time_us(sa.median_us),
                     figures::time_us(sb.median_us),
-                    source_title("both", *size, ra)
+                    source_title("both", sa.size(), ra)
                 ),
             },
             (Err(reason), _) | (_, Err(reason)) => Value::Unmeasured(reason),
         },
         Directive::Ladder { size, ids } => {
+            let shown = match results.size_of(&ids[0], size) {
+                Ok(size) => size,
+                Err(mistake) => return Value::Mistake(mistake),
+            };
             let rungs: Vec<Rung> = ids
                 .iter()
                 .map(|id| Rung {
                     id: id.clone(),
                     figure: results
-                        .at(id, *size)
+                        .at_written(id, size)
                         .map(|(r, s)| (s.gbs, s.pct_peak, r.status)),
                 })
                 .collect();
             let gpu = ids
                 .iter()
-                .filter_map(|id| results.at(id, *size).ok())
+                .filter_map(|id| results.at_written(id, size).ok())
                 .find_map(|(r, _)| r.gpu.as_ref())
                 .map(|g| (g.name.clone(), g.peak_gbs));
             Value::Ladder(Ladder {
-                size: *size,
+                size: shown,
                 gpu,
                 rungs,
             })
@@ -307,7 +341,10 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             }
             Err(reason) => Value::Unmeasured(reason),
         },
-        Directive::Profile { id, metric, size } => profile_figure(id, metric, *size, results),
+        Directive::Profile { id, metric, size } => match results.size_of(id, size) {
+            Ok(size) => profile_figure(id, metric, size, results),
+            Err(mistake) => Value::Mistake(mistake),
+        },
         Directive::Repeatability => match results.stored.repeatability() {
             Ok(report) => {
                 let stale = repeatability_staleness(&report, results);
@@ -327,10 +364,14 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
         Directive::SassCount { target, what } => {
             crate::sass_view::count(target, *what, results)
         }
-        Directive::Sanitizer { id, check, size } => {
-            crate::sanitizer_view::evaluate(id, check, *size, results)
-        }
-        Directive::Host { id, size } => crate::host_view::evaluate(id, *size, results),
+        Directive::Sanitizer { id, check, size } => match results.size_of(id, size) {
+            Ok(size) => crate::sanitizer_view::evaluate(id, check, size, results),
+            Err(mistake) => Value::Mistake(mistake),
+        },
+        Directive::Host { id, size } => match results.size_of(id, size) {
+            Ok(size) => crate::host_view::evaluate(id, size, results),
+            Err(mistake) => Value::Mistake(mistake),
+        },
         Directive::Allreduce { gpus } => crate::allreduce_view::evaluate(*gpus, results),
         Directive::AllreduceFigure {
             gpus,
@@ -347,7 +388,7 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
 
 /// The text of one `{{#measured}}` figure, or why the record lacks it.
 fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, String> {
-    let lacks = |what: &str| format!("`{id}` has no {what} at N = {}", s.n);
+    let lacks = |what: &str| format!("`{id}` has no {what} at {}", s.size().words());
     Ok(match field {
         Field::Time => figures::time_us(s.median_us),
         Field::Gbs => figures::gbs(s.gbs),
@@ -410,7 +451,9 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
             .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
         // A profile not collected yet, or collected for earlier code, waits
         // for the GPU machine's profiling run.
-        Directive::Profile { id, size, .. } => profile_awaits(id, *size, results),
+        Directive::Profile { id, size, .. } => results
+            .size_of(id, size)
+            .is_ok_and(|size| profile_awaits(id, size, results)),
         Directive::Repeatability => results.stored.repeatability().is_ok_and(|report| {
             report.method_version == cuda_measured_core::METHOD_VERSION
                 && report
@@ -514,10 +557,11 @@ fn repeatability_staleness(
     (!reasons.is_empty()).then(|| reasons.join("; "))
 }
 
-fn source_title(id: &str, size: Size, record: &Record) -> String {
+fn source_title(id: &str, size: Dims, record: &Record) -> String {
     let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
     format!(
-        "{id} at N = {size} on {gpu}, measured {}{}",
+        "{id} at {} on {gpu}, measured {}{}",
+        size.words(),
         figures::date(&record.measured_at),
         if record.quick {
             " in quick mode (one process, the preview's; not in results/)"
@@ -529,7 +573,7 @@ fn source_title(id: &str, size: Size, record: &Record) -> String {
 
 /// A `{{#profile}}` figure: `metric` of the example's kernels in its
 /// stored profile, when the profile is current and of `size`.
-fn profile_figure(id: &str, metric: &str, size: Size, results: &Results<'_>) -> Value {
+fn profile_figure(id: &str, metric: &str, size: Dims, results: &Results<'_>) -> Value {
     let (profile, values) = match profile_values(id, metric, size, results) {
         Ok(found) => found,
         Err(reason) => return Value::Unmeasured(reason),
@@ -561,7 +605,7 @@ fn profile_figure(id: &str, metric: &str, size: Size, results: &Results<'_>) -> 
 pub fn profile_values(
     id: &str,
     metric: &str,
-    size: Size,
+    size: Dims,
     results: &Results<'_>,
 ) -> Result<(cuda_measured_core::profile::Profile, Vec<(String, Metric)>), String> {
     let example = crate::names::example(results.catalog, id)?;
@@ -592,10 +636,10 @@ pub fn profile_values(
             "{file} was profiled for an earlier version of `{id}`; profile it again on a GPU machine"
         ));
     }
-    if profile.n != size {
+    if profile.size() != size {
         return Err(format!(
-            "`{id}` was profiled at N = {}, not {size}",
-            profile.n
+            "`{id}` was profiled at {}, not {size}",
+            profile.size().words()
         ));
     }
     let values: Vec<(String, Metric)> = profile
@@ -614,7 +658,7 @@ pub fn profile_values(
 /// Whether the profile of `id` at `size` waits only for the GPU machine's
 /// profiling run: none collected yet, or one of earlier code, for an
 /// example of this book at a size it declares.
-pub fn profile_awaits(id: &str, size: Size, results: &Results<'_>) -> bool {
+pub fn profile_awaits(id: &str, size: Dims, results: &Results<'_>) -> bool {
     let declared = crate::names::example(results.catalog, id)
         .is_ok_and(|e| crate::names::undeclared_size(e, size).is_none());
     if !declared {
@@ -629,9 +673,9 @@ pub fn profile_awaits(id: &str, size: Size, results: &Results<'_>) -> bool {
 /// Where a profile figure comes from, for its tooltip.
 pub fn profile_title(profile: &cuda_measured_core::profile::Profile, metric: &str) -> String {
     format!(
-        "{metric} of {} at N = {}, Nsight Compute ({}, clocks not locked) on {}, {}",
+        "{metric} of {} at {}, Nsight Compute ({}, clocks not locked) on {}, {}",
         profile.example,
-        profile.n,
+        profile.size().words(),
         profile.tool,
         profile.gpu,
         figures::date(&profile.measured_at)
@@ -762,7 +806,7 @@ mod tests {
         let profile = |metric: &str, size: u64| Directive::Profile {
             id: "fast".into(),
             metric: metric.into(),
-            size: Size(size),
+            size: Size(size).into(),
         };
         let dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
         let unmeasured = |d: &Directive| match evaluate(d, &book.results()) {
@@ -798,7 +842,7 @@ mod tests {
         let typo = Directive::Profile {
             id: "fsat".into(),
             metric: dram.into(),
-            size: Size(1 << 28),
+            size: Size(1 << 28).into(),
         };
         assert_eq!(
             unmeasured(&typo),
@@ -820,7 +864,7 @@ mod tests {
         Directive::Measured {
             id: id.into(),
             field,
-            size,
+            size: size.into(),
         }
     }
 
@@ -847,7 +891,7 @@ mod tests {
                 Directive::Ratio {
                     a: "slow".into(),
                     b: "fast".into(),
-                    size: n,
+                    size: n.into(),
                 },
                 "2.00×",
             ),
@@ -900,7 +944,7 @@ mod tests {
                 Directive::Ratio {
                     a: "fast".into(),
                     b: "slow".into(),
-                    size: Size(1000),
+                    size: Size(1000).into(),
                 },
                 "`fast` does not declare N = 1000: its declared sizes are 2^28",
             ),
@@ -1128,7 +1172,7 @@ mod tests {
         let book = Book::new();
         let value = evaluate(
             &Directive::Ladder {
-                size: Size(1 << 28),
+                size: Size(1 << 28).into(),
                 ids: vec!["slow".into(), "old".into(), "fast".into()],
             },
             &book.results(),
@@ -1140,5 +1184,62 @@ mod tests {
         assert_eq!(ladder.rungs[0].figure.as_ref().unwrap().0, 4275.4 / 2.0);
         assert!(ladder.rungs[1].figure.is_err());
         assert!(value.problem().unwrap().contains("`old`"));
+    }
+
+    // A directive's size of a problem of several dimensions reads in any
+    // written form of a declared size and finds its figures; one it does
+    // not declare lists the declared sizes in their canonical text, and a
+    // size of the wrong shape is the author's mistake, with how to write one.
+    #[test]
+    fn sizes_of_several_dimensions_read_in_any_form() {
+        const TRANSPOSE: &str = "/*+++\nproblem = \"transpose\"\nsizes = [\"4096x4096\", \"rows = 2048, cols = 16384\"]\n[[launch]]\nkernel = \"t\"\ngrid = \"ceil_div(rows * cols, 256)\"\nblock = 256\nargs = [\"x\", \"y\", \"rows\", \"cols\"]\n+++*/\nextern \"C\" __global__ void t(const float* x, float* y, unsigned rows, unsigned cols) {}\n";
+        let (_dir, settings) = settings_in(&[]);
+        let catalog = catalog_of(&settings, &format!("```cuda run id=tp\n{TRANSPOSE}```\n"));
+        let mut r = record(Status::Pass, Expectation::Pass);
+        let dims = catalog.entries[0].example().unwrap().declaration.sizes[1];
+        r.sizes[0].n = Size(dims.n_value());
+        r.sizes[0].dims = Some(dims);
+        let outcomes = vec![Outcome::Fresh(r)];
+        let stored = StoredReports::new(&settings.results, "results");
+        let results = Results::new(&catalog, &outcomes, &stored);
+        let time = |size: &str| {
+            evaluate(
+                &Directive::Measured {
+                    id: "tp".into(),
+                    field: Field::Time,
+                    size: Written::parse(size).unwrap(),
+                },
+                &results,
+            )
+        };
+        for form in ["2048x16384", "rows=2048,cols=16384", "cols=2^14,rows=2^11"] {
+            match time(form) {
+                Value::Figure { title, .. } => {
+                    assert!(
+                        title.starts_with("tp at rows x cols 2048x16384 on"),
+                        "{title}"
+                    )
+                }
+                other => panic!("{form}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            time("1024x1024"),
+            Value::Unmeasured(
+                "`tp` does not declare rows x cols 1024x1024: its declared sizes are 4096x4096; 2048x16384".into()
+            )
+        );
+        assert_eq!(
+            time("4096x4096"),
+            Value::Unmeasured("`tp` has no timed result at rows x cols 4096x4096".into())
+        );
+        match time("4096") {
+            Value::Mistake(m) => assert!(
+                m.starts_with("`tp`: `4096` is not a size of rows x cols: it has 1 value")
+                    && m.contains("\"4096x4096\""),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -59,7 +59,7 @@ impl Book {
             language: language.key.into(),
             program: language.program.into(),
             program_sha256: host::program_sha256(&program),
-            n: N,
+            n: Size(N.n_value()),
             command: format!("run {}", language.key),
             exit_code: 0,
             pass: true,
@@ -79,7 +79,7 @@ impl Book {
     }
 }
 
-const N: Size = Size(1 << 28);
+const N: cuda_measured_core::dims::Dims = cuda_measured_core::dims::Dims::n(1 << 28);
 
 fn view_of(value: &Value) -> &HostView {
     match value {
@@ -166,7 +166,11 @@ fn mistakes_never_wait() {
             "no example with id `r/tre` in this book; did you mean `r/tree`?",
         ),
         (
-            evaluate("r/tree", Size(1 << 22), &results),
+            evaluate(
+                "r/tree",
+                cuda_measured_core::dims::Dims::n(1 << 22),
+                &results,
+            ),
             "`r/tree` does not declare N = 2^22: its declared sizes are 2^28",
         ),
         (

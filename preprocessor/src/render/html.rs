@@ -135,7 +135,7 @@ fn sizes_table(r: &Record) -> Markup {
                 tbody {
                     @for s in &r.sizes {
                         tr class=(if s.pass { "cm-ok" } else { "cm-bad" }) {
-                            td { (super::size_cell(s.n, s.rows)) }
+                            td { (super::size_cell(s.size(), s.rows)) }
                             td { (figures::time_us(s.median_us)) }
                             td { (figures::time_range_us(s.min_us, s.max_us)) }
                             td { (s.samples) }
@@ -602,7 +602,7 @@ mod tests {
     #[test]
     fn ladder_widths_follow_data() {
         let ladder = Value::Ladder(Ladder {
-            size: cuda_measured_core::size::Size(1 << 28),
+            size: cuda_measured_core::dims::Dims::n(1 << 28),
             gpu: Some(("NVIDIA H200".into(), 4800.0)),
             rungs: vec![
                 crate::values::Rung {

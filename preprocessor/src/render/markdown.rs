@@ -77,7 +77,7 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
             };
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} |{ceiling_cell} {} ({}) | {} | {} |\n",
-                super::size_cell(s.n, s.rows),
+                super::size_cell(s.size(), s.rows),
                 figures::time_us(s.median_us),
                 figures::time_range_us(s.min_us, s.max_us),
                 s.samples,
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn ladder_table() {
         let ladder = Value::Ladder(Ladder {
-            size: cuda_measured_core::size::Size(1 << 28),
+            size: cuda_measured_core::dims::Dims::n(1 << 28),
             gpu: None,
             rungs: vec![
                 crate::values::Rung {

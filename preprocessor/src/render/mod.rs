@@ -153,7 +153,11 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
     use crate::figures;
     let mut lines = Vec::new();
     for s in &r.sizes {
-        let mut line = format!("{}: {}", shape_label(s.n, s.rows), s.launches.join("; "));
+        let mut line = format!(
+            "{}: {}",
+            shape_label(s.size(), s.rows),
+            s.launches.join("; ")
+        );
         if let Some(hot) = s.hot_median_us {
             line.push_str(&format!(
                 "; hot (L2 warm, back to back) {}",
@@ -215,7 +219,7 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
         };
         lines.push(format!(
             "Edge check {}: error {} ({held_to}) {}",
-            shape_label(e.n, e.rows),
+            shape_label(e.size(), e.rows),
             figures::error(e.error),
             if e.pass { "✓" } else { "✗" }
         ));
@@ -226,28 +230,33 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
 /// The note on a quick record's panel.
 pub const QUICK_NOTE: &str = "Quick measurement for the preview: one process with one process's share of the sampling budget, kept out of results/. Run scripts/book on a GPU machine to measure it fully before committing.";
 
-/// `N = 2^20`, or for a row-wise run `16384 rows of N = 2^12`.
-pub fn shape_label(n: cuda_measured_core::size::Size, rows: Option<u64>) -> String {
+/// `N = 2^20`, for a row-wise run `16384 rows of N = 2^12`, or for a
+/// size of several dimensions `rows x cols 8192x4096`.
+pub fn shape_label(size: cuda_measured_core::dims::Dims, rows: Option<u64>) -> String {
     match rows {
-        Some(m) => format!("{m} rows of N = {n}"),
-        None => format!("N = {n}"),
+        Some(m) => format!("{m} rows of N = {size}"),
+        None => size.words(),
     }
 }
 
-/// The size column's cell: `2^12`, or `16384 × 2^12` for a row-wise run.
-pub fn size_cell(n: cuda_measured_core::size::Size, rows: Option<u64>) -> String {
+/// The size column's cell: `2^12`, `16384 × 2^12` for a row-wise run, or
+/// the canonical text of a size of several dimensions (`8192x4096`).
+pub fn size_cell(size: cuda_measured_core::dims::Dims, rows: Option<u64>) -> String {
     match rows {
-        Some(m) => format!("{m} × {n}"),
-        None => n.to_string(),
+        Some(m) => format!("{m} × {size}"),
+        None => size.to_string(),
     }
 }
 
-/// The size column's heading: `N`, or `M × N` when the runs are row-wise.
-pub fn size_heading(r: &Record) -> &'static str {
-    if r.sizes.iter().any(|s| s.rows.is_some()) {
-        "M × N"
+/// The size column's heading: `N`, `M × N` when the runs are row-wise, or
+/// the dimensions of a problem of several (`rows x cols`).
+pub fn size_heading(r: &Record) -> String {
+    if let Some(d) = r.sizes.iter().find_map(|s| s.dims) {
+        cuda_measured_core::dims::Dims::describe(d.dims())
+    } else if r.sizes.iter().any(|s| s.rows.is_some()) {
+        "M × N".into()
     } else {
-        "N"
+        "N".into()
     }
 }
 

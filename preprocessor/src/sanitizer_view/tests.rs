@@ -4,6 +4,7 @@ use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use crate::test_support::{KERNEL, catalog_of, settings_in};
 use cuda_measured_core::sanitizer::Location;
+use cuda_measured_core::size::Size;
 
 /// A book whose chapter lists kernel file `r/tree.cu` (the test kernel:
 /// `tree` on line 11, declared at 2^28), and its stored reports.
@@ -39,9 +40,11 @@ impl Book {
 
     /// Stores `report` where `{{#sanitizer r/tree CHECK 2^28}}` reads it.
     fn store(&self, report: &Report) {
-        let path =
-            self.results_dir
-                .join(sanitizer::relative_path("r/tree", &report.check, report.n));
+        let path = self.results_dir.join(sanitizer::relative_path(
+            "r/tree",
+            &report.check,
+            report.size(),
+        ));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, serde_json::to_string(report).unwrap()).unwrap();
     }
@@ -75,6 +78,7 @@ fn report(key: &str, findings: Vec<Finding>) -> Report {
         example: "r/tree".into(),
         key: key.into(),
         n: Size(1 << 28),
+        dims: None,
         check: "racecheck".into(),
         tool: "compute-sanitizer 2025.3.1".into(),
         gpu: "NVIDIA H200".into(),
@@ -95,7 +99,7 @@ fn view_of(value: &Value) -> &SanitizerView {
     }
 }
 
-const N: Size = Size(1 << 28);
+const N: Dims = Dims::n(1 << 28);
 
 // A current report gives each place the line of code there, once per
 // place, and is no problem for any build.
@@ -161,14 +165,14 @@ fn unknown_ids_sizes_and_misfiled_reports() {
         Value::Mistake("no example with id `r/tere` in this book; did you mean `r/tree`?".into())
     );
     assert_eq!(
-        evaluate("r/tree", "racecheck", Size(1 << 20), &results),
+        evaluate("r/tree", "racecheck", Dims::n(1 << 20), &results),
         Value::Mistake("`r/tree` does not declare N = 2^20: its declared sizes are 2^28".into())
     );
     assert!(!awaits_report("r/tere", "racecheck", N, &results));
     assert!(!awaits_report(
         "r/tree",
         "racecheck",
-        Size(1 << 20),
+        Dims::n(1 << 20),
         &results
     ));
     let mut other = report(&book.key(), Vec::new());

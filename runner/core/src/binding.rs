@@ -67,6 +67,17 @@ pub fn kind_of(decl: &Declaration, problem: &dyn Problem, name: &str) -> Option<
     if decl.rows.is_some() && (name == "rows" || name == "cols") {
         return Some(ArgKind::Scalar(ScalarKind::U32));
     }
+    // A problem of several dimensions passes each under its lowercase
+    // name, and has no `n`.
+    let dims = problem.dims();
+    if dims != crate::dims::N {
+        if dims.iter().any(|d| d.variable() == name) {
+            return Some(ArgKind::Scalar(ScalarKind::U32));
+        }
+        if name == "n" {
+            return None;
+        }
+    }
     let launch_scalar = |prefix: &str| {
         name.strip_prefix(prefix)
             .and_then(|k| k.parse::<usize>().ok())

@@ -3,6 +3,7 @@
 //! it as TOML in a header comment at the top of the kernel (see
 //! AUTHORING.md); this module holds its types and its validation.
 
+use crate::dims::Dims;
 use crate::header_lines::HeaderField;
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
@@ -50,10 +51,91 @@ pub struct LaunchSpec {
     /// `out`), scratch buffer names, or scalar variables (`n`, `sms`,
     /// `grid0`...) passed as 32-bit unsigned integers.
     pub args: Vec<String>,
+    /// A setup launch: run before the timed launches of every run, outside
+    /// the timed region (before the L2 flush of a cold sample). Setup
+    /// launches come first in the header. Left out of the serialised form
+    /// when false, so that other examples' keys stay as they were.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub setup: bool,
 }
 
 fn zero_expr() -> Expr {
     Expr::Int(0)
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A scratch buffer: its length in elements, as `name = "expr"` (f32,
+/// [`ScratchInit::Kept`]: today's form, serialised as it always was) or as
+/// a table `name = { len = "grid0", elem = "u32", init = "zeroed" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scratch {
+    /// `name = "expr"`: f32 elements, NaN before the correctness run.
+    Len(Expr),
+    /// `name = { len = ..., elem = ..., init = ... }`.
+    Table(ScratchTable),
+}
+
+/// The table form of a scratch buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScratchTable {
+    /// Elements, as an expression.
+    pub len: Expr,
+    /// The element type (`u8`, `i32`, `u32`, `f16`, `bf16`, `f32`, `f64`);
+    /// `f32` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elem: Option<String>,
+    /// How it starts each run; [`ScratchInit::Kept`] when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<ScratchInit>,
+}
+
+/// How a scratch buffer starts each run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScratchInit {
+    /// Set to zero before every run, outside the timed region (flags and
+    /// counters of a single-pass scan).
+    Zeroed,
+    /// Filled with the poison of its type (NaN for floats) before every
+    /// run, outside the timed region.
+    Poisoned,
+    /// Filled with poison before the correctness run only; timed runs
+    /// find what the previous run left (the form `name = "expr"` has).
+    Kept,
+}
+
+impl Scratch {
+    /// Its length expression.
+    pub fn len(&self) -> &Expr {
+        match self {
+            Scratch::Len(e) => e,
+            Scratch::Table(t) => &t.len,
+        }
+    }
+
+    /// Its element type (`f32` where not given, or where the name is
+    /// unknown, which validation refuses).
+    pub fn elem(&self) -> crate::problem::Elem {
+        match self {
+            Scratch::Table(ScratchTable { elem: Some(e), .. }) => {
+                crate::problem::Elem::parse(e).unwrap_or(crate::problem::Elem::F32)
+            }
+            _ => crate::problem::Elem::F32,
+        }
+    }
+
+    /// How it starts each run.
+    pub fn init(&self) -> ScratchInit {
+        match self {
+            Scratch::Table(ScratchTable { init: Some(i), .. }) => *i,
+            _ => ScratchInit::Kept,
+        }
+    }
 }
 
 /// The outcome an example is meant to have. Examples that demonstrate a bug
@@ -95,14 +177,23 @@ pub struct Declaration {
     /// Left out of the serialised form when absent, as `dtype` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<Expr>,
-    /// Sizes to measure.
-    pub sizes: Vec<Size>,
+    /// Sizes to measure, as written (`"2^20"`, `"8192x8192"`,
+    /// `"M = N = K = 4096"`): one value without a unit serialises as the
+    /// number, as sizes always have, so keys made before sizes had
+    /// dimensions stay as they were.
+    #[serde(rename = "sizes")]
+    pub written_sizes: Vec<crate::dims::Written>,
+    /// The sizes to measure, read against the problem's dimensions
+    /// ([`crate::problem::Problem::dims`]); filled by [`Declaration::parse`].
+    #[serde(skip)]
+    pub sizes: Vec<Dims>,
     /// The launches, in order.
     #[serde(rename = "launch")]
     pub launches: Vec<LaunchSpec>,
-    /// Scratch buffers of `f32`, by name, with their length in elements.
+    /// Scratch buffers by name: their length in elements, element type and
+    /// how they start each run ([`Scratch`]).
     #[serde(default)]
-    pub scratch: BTreeMap<String, Expr>,
+    pub scratch: BTreeMap<String, Scratch>,
     /// Bytes the algorithm must move at size `n`, if not the problem's own
     /// count.
     #[serde(default)]
@@ -238,9 +329,36 @@ impl Declaration {
             .unwrap_or(default)
     }
 
+    /// The dimensions of its problem's sizes ([`crate::dims::N`] for an
+    /// unknown problem, which validation refuses).
+    pub fn dims(&self) -> &'static [crate::dims::Dim] {
+        crate::problem::resolve(self).map_or(crate::dims::N, |p| p.dims())
+    }
+
+    /// Reads `text` (any written form: `"2^20"`, `"8192x8192"`,
+    /// `"M=N=K=4096"`) as a size of its problem, declared or not.
+    pub fn read_size(&self, text: &str) -> Result<Dims, crate::dims::DimsError> {
+        Dims::parse(text, self.dims())
+    }
+
+    /// Reads `text` as one of its declared sizes; the message of a size it
+    /// does not declare lists those it does, in their canonical text.
+    pub fn declared_size(&self, text: &str) -> Result<Dims, String> {
+        let size = self.read_size(text).map_err(|e| e.to_string())?;
+        if self.sizes.contains(&size) {
+            return Ok(size);
+        }
+        let list: Vec<String> = self.sizes.iter().map(Dims::to_string).collect();
+        Err(format!(
+            "size {size} is not one of its sizes{}: its sizes are {}",
+            crate::suggest::did_you_mean(&size.to_string(), list.iter().map(String::as_str)),
+            list.join("; ")
+        ))
+    }
+
     /// Parses and validates a TOML header.
     pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
-        let decl: Declaration =
+        let mut decl: Declaration =
             toml::from_str(toml_text).map_err(|e| DeclarationError::from_toml(toml_text, &e))?;
         decl.validate()
             .map_err(|(message, field)| DeclarationError::Invalid {
@@ -253,7 +371,7 @@ impl Declaration {
     }
 
     /// The first semantic error, with the header field it is about.
-    fn validate(&self) -> Result<(), (String, Option<HeaderField<'static>>)> {
+    fn validate(&mut self) -> Result<(), (String, Option<HeaderField<'_>>)> {
         let at = |key: &'static str| Some(HeaderField::Top(key));
         match (
             &self.elementwise,
@@ -327,14 +445,38 @@ impl Declaration {
             }
             _ => {}
         }
+        let dims = problem.dims();
+        self.sizes = self
+            .written_sizes
+            .iter()
+            .map(|w| w.resolve(dims))
+            .collect::<Result<_, _>>()
+            .map_err(|e| (format!("`{}`: {e}", self.problem), at("sizes")))?;
         let (max, why) = problem.max_size();
-        if let Some(big) = self.sizes.iter().find(|s| s.0 > max) {
+        if let Some(big) = self.sizes.iter().find(|s| s.n_value() > max) {
+            let what = if big.is_flat() {
+                "elements"
+            } else {
+                "the product of its values"
+            };
             return Err((
                 format!(
-                    "size {big} ({} elements) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
-                    big.0,
+                    "size {big} ({} {what}) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
+                    big.n_value(),
                     self.problem,
                     Size(max)
+                ),
+                at("sizes"),
+            ));
+        }
+        if let Some(big) = self
+            .sizes
+            .iter()
+            .find(|s| s.values().iter().any(|&v| v > u64::from(u32::MAX)))
+        {
+            return Err((
+                format!(
+                    "size {big} has a value past 2^32 - 1, which kernels cannot take as an unsigned int; remove it from `sizes`"
                 ),
                 at("sizes"),
             ));
@@ -354,7 +496,7 @@ impl Declaration {
                 at("sizes"),
             ));
         }
-        if self.sizes.iter().any(|s| s.0 == 0) {
+        if self.sizes.iter().any(|s| s.values().contains(&0)) {
             return Err((
                 "a size of 0 has nothing to measure: remove it from `sizes`".into(),
                 at("sizes"),
@@ -363,6 +505,39 @@ impl Declaration {
         if self.launches.is_empty() {
             return Err((
                 "no launch: add a [[launch]] table with kernel, grid, block and args".into(),
+                None,
+            ));
+        }
+        for (name, scratch) in &self.scratch {
+            if let Scratch::Table(ScratchTable { elem: Some(e), .. }) = scratch
+                && crate::problem::Elem::parse(e).is_none()
+            {
+                let names: Vec<&str> = crate::problem::Elem::ALL.iter().map(|e| e.name()).collect();
+                return Err((
+                    crate::suggest::message(
+                        &format!("scratch `{name}` has no element type `{e}`"),
+                        e,
+                        names.iter().copied(),
+                        &format!("use elem = {}", one_of(&names)),
+                    ),
+                    Some(HeaderField::Scratch(name)),
+                ));
+            }
+        }
+        if let Some(first_timed) = self.launches.iter().position(|l| !l.setup) {
+            if let Some(late) = self.launches[first_timed..].iter().position(|l| l.setup) {
+                let i = first_timed + late;
+                return Err((
+                    format!(
+                        "launch {i} (`{}`) is a setup launch after a timed one: setup launches run before the timed launches of every run, so put them first in the header",
+                        self.launches[i].kernel
+                    ),
+                    Some(HeaderField::Launch(i, "setup")),
+                ));
+            }
+        } else {
+            return Err((
+                "every launch is a setup launch: at least one must be timed (remove `setup = true` from it)".into(),
                 None,
             ));
         }
@@ -458,8 +633,11 @@ args = ["partials", "out", "grid0"]
     fn two_pass_header_parses() {
         let d = Declaration::parse(TWO_PASS).unwrap();
         assert_eq!(d.launches.len(), 2);
-        assert_eq!(d.sizes, vec![Size(1 << 20), Size(1000003)]);
-        assert_eq!(d.scratch["partials"], Expr::Text("grid0".into()));
+        assert_eq!(d.sizes, vec![Dims::n(1 << 20), Dims::n(1000003)]);
+        assert_eq!(
+            d.scratch["partials"],
+            Scratch::Len(Expr::Text("grid0".into()))
+        );
         assert_eq!(d.launches[0].shared, Expr::Int(0));
         assert_eq!(d.expect, Expectation::Pass);
     }
@@ -517,9 +695,9 @@ args = ["partials", "out", "grid0"]
                 "unknown problem `sum_f23`; did you mean `sum_f32`?",
             ),
             (
-                TWO_PASS.replace("sum_f32", "histogram"),
+                TWO_PASS.replace("sum_f32", "fourier"),
                 Some(2),
-                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows or elementwise",
+                "unknown problem `fourier`: use sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32 or elementwise",
             ),
         ];
         for (text, line, want) in cases {
@@ -629,6 +807,100 @@ args = ["partials", "out", "grid0"]
         ] {
             assert!(Declaration::parse(&with(good)).is_ok(), "{good}");
         }
+    }
+
+    // Sizes serialise as they did before sizes had dimensions (numbers,
+    // "2^20" as 1048576, the resolved list not at all), so that the key of
+    // every committed example stays as it was.
+    #[test]
+    fn sizes_serialise_as_before() {
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(json.contains("\"sizes\":[1048576,1000003]"), "{json}");
+        assert_eq!(json.matches("sizes").count(), 1, "{json}");
+    }
+
+    // A size of the wrong shape for its problem is an error at `sizes`
+    // that says how to write one; a declared size reads in any form.
+    #[test]
+    fn sizes_are_read_against_the_problems_dimensions() {
+        let bad = TWO_PASS.replace("sizes = [\"2^20\", 1000003]", "sizes = [\"8192x8192\"]");
+        let err = Declaration::parse(&bad).unwrap_err();
+        assert_eq!(err.line(), Some(3));
+        assert!(
+            err.to_string()
+                .contains("`sum_f32`: `8192x8192` is not a size of n: it has 2 values"),
+            "{err}"
+        );
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        assert_eq!(d.declared_size("2^20").unwrap(), Dims::n(1 << 20));
+        assert_eq!(d.declared_size("n = 1048576").unwrap(), Dims::n(1 << 20));
+        let undeclared = d.declared_size("2^21").unwrap_err();
+        assert!(
+            undeclared.contains("its sizes are 2^20; 1000003"),
+            "{undeclared}"
+        );
+    }
+
+    // Today's scratch form and launches without `setup` serialise as they
+    // always did (so committed keys stay); the table form keeps only what
+    // is written.
+    #[test]
+    fn scratch_and_setup_serialise_old_forms_unchanged() {
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(
+            json.contains("\"scratch\":{\"partials\":\"grid0\"}"),
+            "{json}"
+        );
+        assert!(!json.contains("setup"), "{json}");
+        let table = TWO_PASS.replace(
+            "partials = \"grid0\"",
+            "partials = { len = \"grid0\", elem = \"u32\", init = \"zeroed\" }",
+        );
+        let t = Declaration::parse(&table).unwrap();
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(
+            json.contains("\"partials\":{\"len\":\"grid0\",\"elem\":\"u32\",\"init\":\"zeroed\"}"),
+            "{json}"
+        );
+        let s = &t.scratch["partials"];
+        assert_eq!(
+            (s.elem(), s.init()),
+            (crate::problem::Elem::U32, ScratchInit::Zeroed)
+        );
+        assert_eq!(d.scratch["partials"].init(), ScratchInit::Kept);
+    }
+
+    // Mistakes in the new forms are errors at their lines with the fix.
+    #[test]
+    fn scratch_table_and_setup_mistakes_name_their_lines() {
+        let bad_elem = TWO_PASS.replace(
+            "partials = \"grid0\"",
+            "partials = { len = \"grid0\", elem = \"u23\" }",
+        );
+        let e = Declaration::parse(&bad_elem).unwrap_err();
+        assert_eq!(e.line(), Some(5));
+        assert!(
+            e.to_string()
+                .contains("no element type `u23`; did you mean `u32`?"),
+            "{e}"
+        );
+        let bad_init = TWO_PASS.replace(
+            "partials = \"grid0\"",
+            "partials = { len = \"grid0\", init = \"zero\" }",
+        );
+        assert!(Declaration::parse(&bad_init).is_err());
+        let late = TWO_PASS.replace(
+            "kernel = \"final_sum\"",
+            "kernel = \"final_sum\"\nsetup = true",
+        );
+        let e = Declaration::parse(&late).unwrap_err();
+        assert!(
+            e.to_string().contains("setup launch after a timed one"),
+            "{e}"
+        );
+        assert_eq!(e.line(), Some(13));
     }
 
     // A header without launches tells the author what to add.

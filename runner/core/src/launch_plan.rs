@@ -4,6 +4,7 @@
 //! (the largest power of two not above `a`), evaluated by [`plan_expr`].
 
 use crate::declaration::{Declaration, Expr};
+use crate::dims::Dims;
 use crate::example::Example;
 use crate::header_lines::{HeaderField, header_place_of};
 use crate::plan_expr::{self, ExprError, VOCABULARY};
@@ -23,6 +24,19 @@ pub struct Launch {
     pub shared: u32,
     /// Argument names, as declared.
     pub args: Vec<String>,
+    /// A setup launch: run before the timed launches, not timed.
+    pub setup: bool,
+}
+
+/// A scratch buffer of one size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchBuffer {
+    /// Elements.
+    pub len: u64,
+    /// Element type.
+    pub elem: crate::problem::Elem,
+    /// How it starts each run.
+    pub init: crate::declaration::ScratchInit,
 }
 
 impl Launch {
@@ -41,8 +55,8 @@ impl Launch {
 pub struct ResolvedPlan {
     /// Launches in order.
     pub launches: Vec<Launch>,
-    /// Scratch buffer lengths in elements.
-    pub scratch: BTreeMap<String, u64>,
+    /// Scratch buffers: length in elements, element type, start.
+    pub scratch: BTreeMap<String, ScratchBuffer>,
     /// Bytes the declaration says the algorithm moves, when it overrides the
     /// problem's count.
     pub bytes: Option<u64>,
@@ -100,9 +114,14 @@ impl PlanError {
     }
 }
 
-/// The shape of `decl`'s run at declared size `n`: one row of `n`, or for
-/// a row-wise problem `rows` (evaluated at `n`) rows of `n`.
-pub fn shape(decl: &Declaration, n: u64) -> Result<Shape, PlanError> {
+/// The shape of `decl`'s run at declared size `size`: one row of `n`, or
+/// for a row-wise problem `rows` (evaluated at `n`) rows of `n`, or for a
+/// problem of several dimensions the run of their values ([`Shape::of`]).
+pub fn shape(decl: &Declaration, size: Dims) -> Result<Shape, PlanError> {
+    if !size.is_flat() {
+        return Ok(Shape::of(size));
+    }
+    let n = size.n_value();
     let Some(rows) = &decl.rows else {
         return Ok(Shape::flat(n));
     };
@@ -126,13 +145,19 @@ pub fn shape(decl: &Declaration, n: u64) -> Result<Shape, PlanError> {
             ),
         });
     }
-    Ok(Shape { rows: m, cols: n })
+    Ok(Shape::rows(m, n))
 }
 
-/// Resolves `decl` for declared size `n` on a device with `sms`
-/// multiprocessors.
+/// Resolves `decl` for declared size `n` of a problem of one dimension on
+/// a device with `sms` multiprocessors.
 pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, PlanError> {
-    resolve_shape(decl, shape(decl, n)?, sms)
+    resolve_size(decl, Dims::n(n), sms)
+}
+
+/// Resolves `decl` for declared size `size` (of any dimensions) on a
+/// device with `sms` multiprocessors.
+pub fn resolve_size(decl: &Declaration, size: Dims, sms: u32) -> Result<ResolvedPlan, PlanError> {
+    resolve_shape(decl, shape(decl, size)?, sms)
 }
 
 /// Resolves `decl` for a run of `shape` (an edge shape, or the shape of a
@@ -143,7 +168,12 @@ pub fn resolve_shape(
     sms: u32,
 ) -> Result<ResolvedPlan, PlanError> {
     let mut scalars = BTreeMap::new();
-    scalars.insert("n".to_string(), shape.cols);
+    match shape.dims {
+        Some(dims) => scalars.extend(dims.variables()),
+        None => {
+            scalars.insert("n".to_string(), shape.cols);
+        }
+    }
     if decl.rows.is_some() {
         scalars.insert("rows".to_string(), shape.rows);
         scalars.insert("cols".to_string(), shape.cols);
@@ -177,13 +207,18 @@ pub fn resolve_shape(
             block,
             shared,
             args: spec.args.clone(),
+            setup: spec.setup,
         });
     }
     let mut scratch = BTreeMap::new();
-    for (name, expr) in &decl.scratch {
+    for (name, spec) in &decl.scratch {
         scratch.insert(
             name.clone(),
-            eval(expr, &scalars, PlanField::Scratch(name.clone()))?,
+            ScratchBuffer {
+                len: eval(spec.len(), &scalars, PlanField::Scratch(name.clone()))?,
+                elem: spec.elem(),
+                init: spec.init(),
+            },
         );
     }
     let bytes = decl
@@ -270,14 +305,27 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u
     u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
 }
 
-/// The scalar variables of `vars` in the order authors meet them: `n`,
-/// `sms`, then `grid0`, `block0`, `grid1`, ... as far as defined.
+/// The scalar variables of `vars` in the order authors meet them: `n`
+/// (or a problem's own dimensions, `rows`, `cols`, ...), `sms`, then
+/// `grid0`, `block0`, `grid1`, ... as far as defined.
 pub fn variables_in_order(vars: &BTreeMap<String, u64>) -> Vec<String> {
-    let mut names: Vec<String> = ["n", "sms"]
+    let launch_var = |k: &str| {
+        ["grid", "block"].iter().any(|p| {
+            k.strip_prefix(p)
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    let mut names: Vec<String> = ["n", "rows", "cols"]
         .into_iter()
         .filter(|v| vars.contains_key(*v))
         .map(String::from)
         .collect();
+    names.extend(
+        vars.keys()
+            .filter(|k| !["n", "rows", "cols", "sms"].contains(&k.as_str()) && !launch_var(k))
+            .cloned(),
+    );
+    names.extend(vars.contains_key("sms").then(|| "sms".to_string()));
     for k in 0.. {
         let launch: Vec<String> = [format!("grid{k}"), format!("block{k}")]
             .into_iter()
@@ -312,7 +360,7 @@ mod tests {
         assert_eq!(small.launches[0].shared, 1024);
         let big = resolve(&d, 1 << 28, 132).unwrap();
         assert_eq!(big.launches[0].grid, 528);
-        assert_eq!(big.scratch["partials"], 528);
+        assert_eq!(big.scratch["partials"].len, 528);
         assert_eq!(big.scalars["grid0"], 528);
     }
 

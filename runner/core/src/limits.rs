@@ -226,6 +226,7 @@ mod tests {
             block,
             shared,
             args: vec![],
+            setup: false,
         };
         ResolvedPlan {
             launches: vec![launch("a", 32), launch("k", block)],

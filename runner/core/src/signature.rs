@@ -57,14 +57,10 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
             if fits {
                 continue;
             }
-            let elem = decl.elem();
+            let elem = buffer_elem(decl, &**problem, name);
             let buffer_fix = format!(
-                "take buffers as pointers (`{}*` for `{elem}` data, `float*` for scratch)",
-                if elem == crate::problem::Elem::BF16 {
-                    "unsigned short"
-                } else {
-                    elem.c_type()
-                }
+                "take it as a pointer, `{}*` (its elements are `{elem}`),",
+                elem.pointer_type()
             );
             let fix = match kind {
                 ArgKind::Buffer | ArgKind::Scratch => buffer_fix.as_str(),
@@ -81,6 +77,27 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The element type of buffer or scratch buffer `name`: the problem's
+/// buffer's, the scratch buffer's, else the example's data type.
+fn buffer_elem(
+    decl: &crate::declaration::Declaration,
+    problem: &dyn crate::problem::Problem,
+    name: &str,
+) -> crate::problem::Elem {
+    if let Some(s) = decl.scratch.get(name) {
+        return s.elem();
+    }
+    let probe = crate::problem::Instance {
+        shape: crate::problem::Shape::flat(1),
+        dtype: decl.elem(),
+    };
+    problem
+        .buffers(&probe)
+        .iter()
+        .find(|b| b.name == name)
+        .map_or(decl.elem(), |b| b.elem)
 }
 
 /// Checks that every launch's kernel is an entry point of the program.
@@ -251,7 +268,7 @@ mod tests {
         ];
         let e = check(&example(HEADER), &entries).unwrap_err();
         assert!(
-            e.contains("argument 2, `partials`, is a scratch buffer and binds as a device pointer (64 bits), but the kernel's parameter 2 is a float: take buffers as pointers (`float*` for `f32` data, `float*` for scratch)"),
+            e.contains("argument 2, `partials`, is a scratch buffer and binds as a device pointer (64 bits), but the kernel's parameter 2 is a float: take it as a pointer, `float*` (its elements are `f32`),"),
             "{e}"
         );
     }

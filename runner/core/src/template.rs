@@ -121,7 +121,14 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
                 .map(|(name, v)| (format!("{} {name}", v.kind().c_type()), name.to_string())),
         )
         .collect();
-    let variables: &[&str] = if rowwise { &["rows", "cols"] } else { &["n"] };
+    let dims = problem.dims();
+    let variables: Vec<String> = if dims != crate::dims::N {
+        dims.iter().map(|d| d.variable()).collect()
+    } else if rowwise {
+        vec!["rows".into(), "cols".into()]
+    } else {
+        vec!["n".into()]
+    };
     let params: Vec<String> = sizes_of
         .iter()
         .map(|(p, _)| p.clone())
@@ -134,19 +141,43 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
         .collect();
     let body = starting_kernel(problem.name(), &buffers)
         .ok_or_else(|| TemplateError::NoTemplate(problem.name().to_string()))?;
-    let (sizes, shape_lines, grid) = if rowwise {
+    let (sizes, shape_lines, grid): (Vec<String>, String, String) = if dims != crate::dims::N {
+        let names: Vec<&str> = dims.iter().map(|d| d.name).collect();
         (
-            &ROW_SIZES[..],
-            "# Each size is the row length n; `rows` gives the number of rows, here\n# 2^26 elements in all at every size.\nrows = \"67108864 / n\"\n",
+            DIM_SIZES
+                .iter()
+                .map(|v| vec![v.to_string(); dims.len()].join("x"))
+                .collect(),
+            format!(
+                "# Each size gives {} in this order (\"{}\"), or by name\n# (\"{}\"); AUTHORING.md §2.\n",
+                names.join(" x "),
+                vec!["1024"; dims.len()].join("x"),
+                names
+                    .iter()
+                    .map(|n| format!("{n} = 1024"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            format!("ceil_div({}, {BLOCK})", variables.join(" * ")),
+        )
+    } else if rowwise {
+        (
+            ROW_SIZES.iter().map(|s| s.to_string()).collect(),
+            "# Each size is the row length n; `rows` gives the number of rows, here\n# 2^26 elements in all at every size.\nrows = \"67108864 / n\"\n".into(),
             format!("ceil_div(rows, {BLOCK})"),
         )
     } else {
         (
-            &SIZES[..],
-            "",
+            body.sizes
+                .unwrap_or(&SIZES)
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            String::new(),
             format!("min(ceil_div(n, {BLOCK}), sms * 8)"),
         )
     };
+    let grid = body.grid.map_or(grid, str::to_string);
     let sizes: Vec<String> = sizes.iter().map(|s| format!("\"{s}\"")).collect();
     let text = format!(
         "/*+++
@@ -243,11 +274,21 @@ fn kernel_name(name: &str) -> String {
     }
 }
 
-/// A starting kernel: the comment above it and the code of its body.
+/// A starting kernel: the comment above it and the code of its body, and
+/// the grid and sizes where the problem's defaults do not suit it.
 struct Body {
     comment: String,
     code: String,
+    grid: Option<&'static str>,
+    sizes: Option<&'static [&'static str]>,
 }
+
+/// Each dimension's value at the sizes of a new example of a problem of
+/// several dimensions (`1024x1024`, ...).
+const DIM_SIZES: [u64; 3] = [1024, 4096, 8192];
+
+/// Sizes of a new scan example: its starting kernel is one block.
+const SCAN_SIZES: [&str; 3] = ["2^16", "2^20", "2^24"];
 
 /// The starting kernel of a problem, over its buffers, or `None` for a
 /// problem that has none yet.
@@ -277,6 +318,8 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
     atomicAdd({out}, partial);
 "
                 ),
+                grid: None,
+                sizes: None,
             })
         }
         "elementwise" => Some(Body {
@@ -290,6 +333,8 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
     }
 "
             .into(),
+            grid: None,
+            sizes: None,
         }),
         "softmax_rows" => Some(Body {
             comment: "// A starting point, correct at every shape: one thread per row, three
@@ -306,6 +351,8 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
     for (unsigned int j = 0; j < cols; ++j) y[(size_t)r * cols + j] = expf(in[j] - m) / s;
 "
             .into(),
+            grid: None,
+            sizes: None,
         }),
         "layernorm_rows" => Some(Body {
             comment: "// A starting point, correct at every shape: one thread per row, the mean,
@@ -325,6 +372,66 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
         y[(size_t)r * cols + j] = (in[j] - mean) * rstd * weight[j] + bias[j];
 "
             .into(),
+            grid: None,
+            sizes: None,
+        }),
+        "transpose" => Some(Body {
+            comment: "// A starting point, correct at every shape: one thread per element of x,
+// which it reads in order (coalesced) and writes to its transposed place
+// (strided: the writes are what a shared-memory tile makes fast).
+"
+            .into(),
+            code: "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows * cols) return;
+    unsigned int r = i / cols, c = i % cols;
+    y[(size_t)c * rows + r] = x[i];
+"
+            .into(),
+            grid: None,
+            sizes: None,
+        }),
+        "histogram_u8" | "histogram_u8_skewed" => Some(Body {
+            comment: "// A starting point, correct at every size: a grid-stride loop, one atomic
+// add into the global bin of every byte. The problem sets the bins to 0
+// before every run.
+"
+            .into(),
+            code: "    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += gridDim.x * blockDim.x) {
+        atomicAdd(&bins[x[i]], 1u);
+    }
+"
+            .into(),
+            grid: None,
+            sizes: None,
+        }),
+        "scan_f32" => Some(Body {
+            comment: "// A starting point, correct at every size: one block of 256 threads walks
+// the input 256 elements at a time, scans each tile in shared memory
+// (Hillis-Steele: log2(256) steps) and adds the running total of the tiles
+// before it.
+"
+            .into(),
+            code: "    __shared__ float tile[256];
+    float carry = 0.0f;
+    for (unsigned int base = 0; base < n; base += 256) {
+        unsigned int i = base + threadIdx.x;
+        tile[threadIdx.x] = i < n ? x[i] : 0.0f;
+        __syncthreads();
+        for (unsigned int d = 1; d < 256; d *= 2) {
+            float t = threadIdx.x >= d ? tile[threadIdx.x - d] : 0.0f;
+            __syncthreads();
+            tile[threadIdx.x] += t;
+            __syncthreads();
+        }
+        if (i < n) y[i] = carry + tile[threadIdx.x];
+        carry += tile[255];
+        __syncthreads();
+    }
+"
+            .into(),
+            grid: Some("1"),
+            sizes: Some(&SCAN_SIZES),
         }),
         _ => None,
     }
@@ -403,7 +510,7 @@ mod tests {
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, elementwise"
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, elementwise"
         );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,

@@ -1,0 +1,274 @@
+//! `scan_f32`: the inclusive prefix sum of n float32 values,
+//! `y[i] = x[0] + ... + x[i]`.
+//!
+//! Timed sizes: `x` uniform in [-1, 1). Each `y[i]` is held to the float64
+//! prefix sum `ref[i]`, scaled by the prefix sum of magnitudes `s[i] =
+//! |x[0]| + ... + |x[i]|`: error = max over i of `|y[i] - ref[i]| / s[i]`,
+//! tolerance `4 * sqrt(n) * 2^-24`. Why that scale and that bound: a
+//! prefix sum in float32 is a sum, so its rounding error is bounded by the
+//! sum of magnitudes times the unit roundoff times the number of additions
+//! on the longest path (n - 1 for the sequential order, fewer for a tree,
+//! whichever order the kernel uses); those errors behave like random
+//! signs, so they grow like the square root of that count, as for
+//! `sum_f32`, and `4 * sqrt(n) * u` bounds every order a correct kernel
+//! uses (a single-pass scan adds the block prefixes in a chain, one
+//! addition per block before it). Scaling by `s[i]` rather than by
+//! `|ref[i]|` keeps a prefix that cancels to near zero from demanding more
+//! digits than float32 has.
+//!
+//! That tolerance cannot see one element dropped from a long prefix, so
+//! the edge sizes ([`Data::Exact`]) use whole numbers from 1 to 4, whose
+//! prefix sums float32 holds exactly (they stay under 2^24) in any order:
+//! every `y[i]` must equal its prefix sum, and an element dropped, added
+//! twice or a block prefix taken from the wrong block shows.
+//!
+//! The algorithm reads `x` once and writes `y` once: `8n` bytes, compared
+//! with the copy ceiling.
+
+use super::draw::{Distribution, generator_named, threads};
+use super::{
+    BufferRole, BufferSpec, CheckOutcome, Data, Elem, HostData, Instance, OutputInit, Prepared,
+    Problem, Shape, output,
+};
+
+/// See the module documentation.
+pub struct ScanF32;
+
+impl Problem for ScanF32 {
+    fn name(&self) -> &'static str {
+        "scan_f32"
+    }
+
+    fn version(&self) -> u32 {
+        1
+    }
+
+    fn summary(&self) -> &'static str {
+        "y = the inclusive prefix sum of n floats x"
+    }
+
+    fn buffers(&self, instance: &Instance) -> Vec<BufferSpec> {
+        let n = instance.shape.elements();
+        vec![
+            BufferSpec {
+                name: "x",
+                elem: Elem::F32,
+                len: n,
+                role: BufferRole::Input,
+            },
+            BufferSpec {
+                name: "y",
+                elem: Elem::F32,
+                len: n,
+                role: BufferRole::Output(OutputInit::Poison),
+            },
+        ]
+    }
+
+    fn prepare(&self, instance: &Instance, seed: u64, data: Data) -> Prepared {
+        let n = instance.shape.elements();
+        let rng = generator_named(seed, "x", n);
+        let x = match data {
+            Data::Timed => Distribution::Uniform { lo: -1.0, hi: 1.0 }.draw(&rng, Elem::F32, n),
+            Data::Exact => Distribution::UniformInt { lo: 1, hi: 5 }.draw(&rng, Elem::F32, n),
+        };
+        Prepared {
+            inputs: vec![("x".to_string(), x)],
+            reference: Vec::new(),
+        }
+    }
+
+    fn check(
+        &self,
+        _instance: &Instance,
+        prepared: &Prepared,
+        outputs: &[(&str, &HostData)],
+        data: Data,
+    ) -> CheckOutcome {
+        let (Some(x), Some(y)) = (
+            prepared.input("x").and_then(HostData::as_f32),
+            output(outputs, "y").and_then(HostData::as_f32),
+        ) else {
+            return super::rowwise::missing();
+        };
+        check_scan(x, y, data)
+    }
+
+    fn bytes(&self, instance: &Instance) -> u64 {
+        8 * instance.shape.elements()
+    }
+
+    fn bound(&self) -> super::Bound {
+        super::Bound::Copy
+    }
+
+    fn edge_shapes(&self) -> Vec<Shape> {
+        // One element, a warp and one, a block of 1024 and a block of 4096
+        // and one (a ragged last block), and many blocks.
+        [1, 33, 1025, 4097, 65_537, 1_000_003]
+            .into_iter()
+            .map(Shape::flat)
+            .collect()
+    }
+}
+
+/// Elements per chunk of the check, fixed so that the reference does not
+/// depend on the number of threads.
+const CHUNK: usize = 1 << 16;
+
+/// The worst element of `y` against the float64 prefix sums of `x`,
+/// exactly or within the tolerance as `data` says; on every core (each
+/// chunk starts from the float64 sums of the chunks before it).
+fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
+    let n = x.len();
+    let totals: Vec<(f64, f64)> = x
+        .chunks(CHUNK)
+        .map(|c| {
+            c.iter().fold((0.0, 0.0), |(s, m), &v| {
+                (s + f64::from(v), m + f64::from(v).abs())
+            })
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(totals.len());
+    let mut at = (0.0, 0.0);
+    for t in &totals {
+        starts.push(at);
+        at = (at.0 + t.0, at.1 + t.1);
+    }
+    // (error, index, reference) of the worst element of each chunk.
+    let chunks: Vec<usize> = (0..totals.len()).collect();
+    let per_thread = chunks.len().div_ceil(threads()).max(1);
+    let worst = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .chunks(per_thread)
+            .map(|group| {
+                let starts = &starts;
+                scope.spawn(move || {
+                    let mut worst = (0.0f64, usize::MAX, 0.0f64);
+                    for &k in group {
+                        let (mut s, mut m) = starts[k];
+                        for i in k * CHUNK..((k + 1) * CHUNK).min(n) {
+                            s += f64::from(x[i]);
+                            m += f64::from(x[i]).abs();
+                            let got = f64::from(y[i]);
+                            let e = match data {
+                                Data::Exact if got == s => 0.0,
+                                Data::Exact => f64::INFINITY,
+                                Data::Timed => {
+                                    super::relative_error(got, s, m.max(f64::MIN_POSITIVE))
+                                }
+                            };
+                            if e > worst.0 {
+                                worst = (e, i, s);
+                            }
+                        }
+                    }
+                    worst
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a checking thread panicked"))
+            .fold(
+                (0.0f64, usize::MAX, 0.0f64),
+                |a, b| if b.0 > a.0 { b } else { a },
+            )
+    });
+    let tolerance = match data {
+        Data::Exact => 0.0,
+        Data::Timed => 4.0 * (n.max(1) as f64).sqrt() * Elem::F32.unit_roundoff(),
+    };
+    let (error, i, reference) = worst;
+    let pass = error <= tolerance;
+    let detail = if i == usize::MAX {
+        format!("all {n} prefix sums right")
+    } else if data == Data::Exact && !pass {
+        format!(
+            "y[{i}]: expected exactly {reference}, got {} (the inputs are whole numbers from 1 to 4, whose prefix sums float32 holds exactly, so elements were dropped, added twice or a block's prefix came from the wrong block)",
+            y[i]
+        )
+    } else {
+        format!("worst y[{i}]: expected {reference:.6}, got {}", y[i])
+    };
+    CheckOutcome {
+        error,
+        tolerance,
+        pass,
+        detail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scanned(x: &[f32]) -> Vec<f32> {
+        let mut s = 0.0f32;
+        x.iter()
+            .map(|&v| {
+                s += v;
+                s
+            })
+            .collect()
+    }
+
+    fn judge(n: u64, data: Data, wrong: impl Fn(&mut Vec<f32>, &[f32])) -> CheckOutcome {
+        let p = ScanF32;
+        let i = Instance {
+            shape: Shape::flat(n),
+            dtype: Elem::F32,
+        };
+        let prepared = p.prepare(&i, 11, data);
+        let x = prepared.input("x").unwrap().as_f32().unwrap().to_vec();
+        let mut y = scanned(&x);
+        wrong(&mut y, &x);
+        p.check(&i, &prepared, &[("y", &HostData::F32(y))], data)
+    }
+
+    // A sequential float32 scan passes, exactly on whole numbers at every
+    // edge size and within the tolerance on uniform data at 2^22.
+    #[test]
+    fn a_sequential_scan_passes() {
+        for shape in ScanF32.edge_shapes() {
+            let out = judge(shape.cols, Data::Exact, |_, _| {});
+            assert!(out.pass, "{}: {}", shape.cols, out.detail);
+        }
+        let out = judge(1 << 22, Data::Timed, |_, _| {});
+        assert!(out.pass, "{}", out.detail);
+    }
+
+    // Exclusive instead of inclusive, one element dropped from the last
+    // block's prefix, and an unwritten element fail.
+    #[test]
+    fn the_check_catches_exclusive_dropped_and_unwritten() {
+        let exclusive = judge(4097, Data::Exact, |y, x| {
+            for (i, v) in y.iter_mut().enumerate() {
+                *v -= x[i];
+            }
+        });
+        assert!(
+            !exclusive.pass && exclusive.detail.starts_with("y[0]"),
+            "{}",
+            exclusive.detail
+        );
+        let dropped = judge(4097, Data::Exact, |y, x| {
+            y[4096] -= x[0];
+        });
+        assert!(
+            !dropped.pass && dropped.detail.starts_with("y[4096]"),
+            "{}",
+            dropped.detail
+        );
+        let hole = judge(1 << 20, Data::Timed, |y, _| y[12345] = f32::NAN);
+        assert!(!hole.pass && hole.error.is_infinite(), "{}", hole.detail);
+        // The carry into the second half missing at a timed size (a scan
+        // that restarts there): the first half's sum, hundreds of times
+        // the rounding, is missing from every later element.
+        let block = judge(1 << 20, Data::Timed, |y, _| {
+            let carry = y[(1 << 19) - 1];
+            y[1 << 19..].iter_mut().for_each(|v| *v -= carry);
+        });
+        assert!(!block.pass, "{}", block.detail);
+    }
+}

@@ -97,8 +97,9 @@ pub struct Declaration {
     pub rows: Option<Expr>,
     /// Sizes to measure.
     pub sizes: Vec<Size>,
-    /// The launches, in order.
-    #[serde(rename = "launch")]
+    /// The launches, in order (none for a `transfer`, whose plan is its
+    /// `[transfer]` table).
+    #[serde(rename = "launch", default)]
     pub launches: Vec<LaunchSpec>,
     /// Scratch buffers of `f32`, by name, with their length in elements.
     #[serde(default)]
@@ -121,6 +122,11 @@ pub struct Declaration {
     /// form when absent, so that other examples' keys stay as they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elementwise: Option<crate::problem::ElementwiseSpec>,
+    /// The `[transfer]` table of a `transfer`: direction and host memory
+    /// of a host-device copy, which has no kernel. Left out of the
+    /// serialised form when absent, as `elementwise` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<crate::problem::TransferSpec>,
 }
 
 /// What is wrong with a declaration, in words that say how to fix it.
@@ -280,6 +286,7 @@ impl Declaration {
             }
             (None, false) => {}
         }
+        self.validate_transfer()?;
         let Some(problem) = crate::problem::resolve(self) else {
             let names = crate::problem::names();
             return Err((
@@ -360,7 +367,7 @@ impl Declaration {
                 at("sizes"),
             ));
         }
-        if self.launches.is_empty() {
+        if self.launches.is_empty() && self.transfer.is_none() {
             return Err((
                 "no launch: add a [[launch]] table with kernel, grid, block and args".into(),
                 None,
@@ -384,6 +391,36 @@ impl Declaration {
             }
         }
         Ok(())
+    }
+}
+
+impl Declaration {
+    /// A `transfer` has a `[transfer]` table and no `[[launch]]` (no
+    /// kernel of ours runs), and no other problem has one.
+    fn validate_transfer(&self) -> Result<(), (String, Option<HeaderField<'static>>)> {
+        let is_transfer = self.problem == crate::problem::TRANSFER;
+        match (&self.transfer, is_transfer) {
+            (None, true) => Err((
+                "`transfer` needs a [transfer] table naming the copy, e.g. direction = \"h2d\" (or \"d2h\") and host = \"pinned\" (or \"pageable\") (AUTHORING.md §3)".into(),
+                Some(HeaderField::Top("problem")),
+            )),
+            (Some(_), false) => Err((
+                format!(
+                    "a [transfer] table belongs to problem = \"transfer\", not `{}`: remove it",
+                    self.problem
+                ),
+                Some(HeaderField::Transfer("direction")),
+            )),
+            (Some(_), true) if !self.launches.is_empty() => Err((
+                "a `transfer` runs no kernel: the [transfer] table is its whole plan, so remove the [[launch]] tables".into(),
+                Some(HeaderField::Launch(0, "kernel")),
+            )),
+            (Some(_), true) if !self.scratch.is_empty() || self.bytes.is_some() => Err((
+                "a `transfer` moves exactly its size in bytes and has no kernel to give scratch to: remove `scratch` and `bytes`".into(),
+                Some(HeaderField::Top(if self.bytes.is_some() { "bytes" } else { "scratch" })),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -484,7 +521,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s or elementwise",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, elementwise or transfer",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),

@@ -93,10 +93,23 @@ pub struct SizeResult {
     /// Rows, for a row-wise problem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
-    /// The ceiling `pct_ceiling` is of: `copy`, or the read ceiling when
-    /// absent.
+    /// The ceiling `pct_ceiling` is of: `copy`, a named ceiling of the
+    /// record's `ceilings.named` (`fp32_fma`, `h2d_pinned`, `d2h_pinned`),
+    /// or the read ceiling when absent (and `figure` is not a latency,
+    /// which has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<String>,
+    /// The primary figure, when it is not `gbs`: `tflops` or
+    /// `ns_per_access` ([`crate::figures::value`] gives every figure).
+    /// Absent in bandwidth records, as in every record made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<String>,
+    /// Timed warm: no L2 flush before each sample, the run before it (or
+    /// the warm-up run) having touched the same data, so the data sits in
+    /// whichever cache holds it (a pointer chase's latency staircase).
+    /// Absent (false) for cold timing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warm: bool,
     /// Bytes the algorithm must move.
     pub bytes: u64,
     /// Resolved launches, e.g. `528 x 512, 0 B shared`, one per launch.

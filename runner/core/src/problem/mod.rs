@@ -11,15 +11,19 @@ pub mod draw;
 mod elem;
 pub mod elementwise;
 mod layernorm_rows;
+pub mod reports;
 mod rowwise;
 mod softmax_rows;
 mod sum_f32;
+pub mod transfer;
 
 pub use elem::{Elem, HostData};
 pub use elementwise::{Elementwise, ElementwiseSpec};
 pub use layernorm_rows::LayernormRows;
+pub use reports::{Direction, NamedCeiling, Reports};
 pub use softmax_rows::SoftmaxRows;
 pub use sum_f32::SumF32;
+pub use transfer::{Transfer, TransferSpec};
 
 /// Every problem, by name.
 pub const REGISTRY: &[&dyn Problem] = &[&SumF32, &SoftmaxRows, &LayernormRows];
@@ -266,9 +270,23 @@ pub trait Problem: Sync {
     fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
         vec![("elements", instance.shape.elements() as f64)]
     }
-    /// The ceiling its figures are a percentage of.
+    /// The ceiling its figures are a percentage of, for a bandwidth
+    /// problem.
     fn bound(&self) -> Bound {
         Bound::Read
+    }
+    /// What it reports (its primary figure) and the measured ceiling it is
+    /// held to: bandwidth against [`Problem::bound`] unless it says
+    /// otherwise.
+    fn reports(&self) -> Reports {
+        Reports::Bandwidth(self.bound())
+    }
+    /// Whether its timed samples are warm: no L2 flush before each, so
+    /// that data the run before left in a cache stays there (a pointer
+    /// chase measuring the latency of the cache level its footprint fits
+    /// in). Cold (flushed) unless it says so.
+    fn warm(&self) -> bool {
+        false
     }
     /// Untimed shapes checked besides the declared sizes, chosen to catch
     /// edge bugs (ragged tails, tiny inputs, rows that are not a multiple
@@ -330,10 +348,15 @@ pub fn lookup(name: &str) -> Option<&'static dyn Problem> {
 /// `[elementwise]` table.
 pub const ELEMENTWISE: &str = "elementwise";
 
+/// The name of the host-device copy an author declares in the header's
+/// `[transfer]` table.
+pub const TRANSFER: &str = "transfer";
+
 /// Names of all problems, for error messages.
 pub fn names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = REGISTRY.iter().map(|p| p.name()).collect();
     names.push(ELEMENTWISE);
+    names.push(TRANSFER);
     names
 }
 
@@ -365,6 +388,11 @@ pub fn resolve(decl: &crate::declaration::Declaration) -> Option<ProblemRef> {
             .clone()
             .map(|spec| ProblemRef::Declared(Box::new(Elementwise::new(spec))));
     }
+    if decl.problem == TRANSFER {
+        return decl
+            .transfer
+            .map(|spec| ProblemRef::Declared(Box::new(Transfer::new(spec))));
+    }
     lookup(&decl.problem).map(ProblemRef::Registered)
 }
 
@@ -374,6 +402,7 @@ pub fn describe(name: &str) -> String {
     match lookup(name) {
         Some(p) => format!("{} v{}", p.name(), p.version()),
         None if name == ELEMENTWISE => format!("{ELEMENTWISE} v{}", elementwise::VERSION),
+        None if name == TRANSFER => format!("{TRANSFER} v{}", transfer::VERSION),
         None => format!("{name} (unknown)"),
     }
 }
@@ -401,6 +430,7 @@ mod tests {
             assert_eq!(lookup(p.name()).unwrap().name(), p.name());
         }
         assert!(names.contains(&ELEMENTWISE) && lookup(ELEMENTWISE).is_none());
+        assert!(names.contains(&TRANSFER) && lookup(TRANSFER).is_none());
         assert_eq!(describe("nope"), "nope (unknown)");
     }
 }

@@ -66,11 +66,17 @@ pub enum Field {
     Samples,
     /// Error against the reference.
     Error,
+    /// Another figure of the size, by the name
+    /// `cuda_measured_core::figures::value` takes: `tflops`,
+    /// `ns_per_access`, `cycles_per_access`, a rate such as
+    /// `elements_per_s`. Which of them a record has depends on its
+    /// problem, so an example is held to its own at evaluation.
+    Named(&'static str),
 }
 
 impl Field {
-    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error";
-    const WORDS: [&'static str; 8] = [
+    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s";
+    const WORDS: [&'static str; 15] = [
         "time",
         "gbs",
         "pct_peak",
@@ -79,6 +85,13 @@ impl Field {
         "spread",
         "samples",
         "error",
+        "tflops",
+        "ns_per_access",
+        "cycles_per_access",
+        "elements_per_s",
+        "rows_per_s",
+        "flop_per_s",
+        "accesses_per_s",
     ];
 
     fn parse(word: &str) -> Option<Self> {
@@ -91,8 +104,23 @@ impl Field {
             "spread" => Field::Spread,
             "samples" => Field::Samples,
             "error" => Field::Error,
-            _ => return None,
+            other => Field::Named(Self::WORDS[8..].iter().find(|w| **w == other)?),
         })
+    }
+
+    /// The figure's name, as `cuda_measured_core::figures::value` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Time => "time",
+            Field::Gbs => "gbs",
+            Field::PctPeak => "pct_peak",
+            Field::PctCeiling => "pct_ceiling",
+            Field::Hot => "hot",
+            Field::Spread => "spread",
+            Field::Samples => "samples",
+            Field::Error => "error",
+            Field::Named(name) => name,
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use crate::outcome::Outcome;
 use crate::scan::RunSpec;
 use crate::stored::StoredReports;
 use cuda_measured_core::example::Example;
+use cuda_measured_core::figures as core_figures;
 use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::size::Size;
@@ -231,6 +232,9 @@ pub struct Ladder {
     pub size: Size,
     /// GPU name and datasheet peak, from the first measured rung.
     pub gpu: Option<(String, f64)>,
+    /// The figure charted: the primary figure of the first measured rung
+    /// (`gbs`, `tflops`, `ns_per_access`).
+    pub figure: String,
     /// One rung per example, in the order written.
     pub rungs: Vec<Rung>,
 }
@@ -240,8 +244,76 @@ pub struct Ladder {
 pub struct Rung {
     /// Example id.
     pub id: String,
-    /// Bandwidth, percent of peak and status, or why there are none.
+    /// The figure, the bar's length in percent and the status, or why
+    /// there are none. A bar is the percentage of the datasheet peak for
+    /// `gbs` (as ladders always were), of the measured ceiling for a
+    /// figure held to one (`tflops`), and of the longest rung otherwise.
     pub figure: Result<(f64, f64, Status), String>,
+}
+
+impl Ladder {
+    /// The chart's heading before ` at N = SIZE`: `GB/s`, `TFLOP/s`,
+    /// `ns per access`.
+    pub fn what(&self) -> &'static str {
+        match self.figure.as_str() {
+            "tflops" => "TFLOP/s",
+            "ns_per_access" => "ns per access",
+            _ => "GB/s",
+        }
+    }
+
+    /// What the bars are a percentage of, after `bars in % of `.
+    pub fn bars_of(&self) -> Option<String> {
+        match self.figure.as_str() {
+            "gbs" => self
+                .gpu
+                .as_ref()
+                .map(|(_, peak)| format!("its {} peak", figures::gbs(*peak))),
+            "tflops" => Some("the FP32 FMA ceiling measured with each".into()),
+            _ => Some("the longest".into()),
+        }
+    }
+}
+
+/// The rungs of a ladder of `figure` from each example's size: the
+/// figure and its bar (see [`Rung`]); an example whose primary figure is
+/// another is not a rung of it.
+fn rungs(
+    figure: &str,
+    found: Vec<(String, Result<(&Record, &SizeResult), String>)>,
+) -> Vec<Rung> {
+    let bar_of = |s: &SizeResult| match figure {
+        "gbs" => Some(s.pct_peak),
+        "tflops" => s.pct_ceiling,
+        _ => None,
+    };
+    let longest = found
+        .iter()
+        .filter_map(|(_, f)| f.as_ref().ok())
+        .filter_map(|(_, s)| core_figures::value(s, figure))
+        .fold(0.0, f64::max);
+    found
+        .into_iter()
+        .map(|(id, f)| {
+            let figure = f.and_then(|(r, s)| {
+                if core_figures::primary(s) != figure {
+                    return Err(format!(
+                        "`{id}` reports {}, not {figure} as the ladder's first example does",
+                        core_figures::primary(s)
+                    ));
+                }
+                let v = core_figures::value(s, figure)
+                    .ok_or_else(|| format!("`{id}` has no {figure} at N = {}", s.n))?;
+                let bar = bar_of(s).unwrap_or(if longest > 0.0 {
+                    100.0 * v / longest
+                } else {
+                    0.0
+                });
+                Ok((v, bar, r.status))
+            });
+            Rung { id, figure }
+        })
+        .collect()
 }
 
 impl Value {
@@ -278,6 +350,9 @@ fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
 pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
     match directive {
         Directive::Measured { id, field, size } => {
+            if let Some(mistake) = figure_mistake(id, *field, results) {
+                return Value::Mistake(mistake);
+            }
             let figure = results
                 .at(id, *size)
                 .and_then(|(record, s)| Ok((measured_text(*field, s, id)?, record)));
@@ -306,24 +381,25 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             (Err(reason), _) | (_, Err(reason)) => Value::Unmeasured(reason),
         },
         Directive::Ladder { size, ids } => {
-            let rungs: Vec<Rung> = ids
+            let found: Vec<(String, Result<(&Record, &SizeResult), String>)> = ids
                 .iter()
-                .map(|id| Rung {
-                    id: id.clone(),
-                    figure: results
-                        .at(id, *size)
-                        .map(|(r, s)| (s.gbs, s.pct_peak, r.status)),
-                })
+                .map(|id| (id.clone(), results.at(id, *size)))
                 .collect();
-            let gpu = ids
+            let figure = found
                 .iter()
-                .filter_map(|id| results.at(id, *size).ok())
+                .find_map(|(_, f)| f.as_ref().ok())
+                .map_or("gbs", |(_, s)| core_figures::primary(s))
+                .to_string();
+            let gpu = found
+                .iter()
+                .filter_map(|(_, f)| f.as_ref().ok())
                 .find_map(|(r, _)| r.gpu.as_ref())
                 .map(|g| (g.name.clone(), g.peak_gbs));
             Value::Ladder(Ladder {
                 size: *size,
                 gpu,
-                rungs,
+                rungs: rungs(&figure, found),
+                figure,
             })
         }
         Directive::Ceiling { id, field } => ceiling(id, *field, results),
@@ -383,10 +459,43 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
     }
 }
 
+/// Why `{{#measured ID FIELD ...}}` can never have its figure: the
+/// example's problem does not report FIELD (a `tflops` of a sum), named
+/// with the figure meant among those it reports. `None` when it does, or
+/// when the book has no such example (said where the record is looked up).
+fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<String> {
+    let (example, _) = results.example(id)?;
+    let problem = cuda_measured_core::problem::resolve(&example.declaration)?;
+    let names = core_figures::names_of_problem(&*problem);
+    let name = field.name();
+    if names.iter().any(|n| n == name) {
+        return None;
+    }
+    Some(cuda_measured_core::suggest::message(
+        &format!(
+            "`{id}` ({}) has no figure `{name}`",
+            problem.name()
+        ),
+        name,
+        names.iter().map(String::as_str),
+        &format!("its figures are {}", names.join(", ")),
+    ))
+}
+
 /// The text of one `{{#measured}}` figure, or why the record lacks it.
 fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, String> {
     let lacks = |what: &str| format!("`{id}` has no {what} at N = {}", s.n);
     Ok(match field {
+        Field::Named(name) => figures::named(
+            name,
+            core_figures::value(s, name).ok_or_else(|| {
+                format!(
+                    "{}; it has {}",
+                    lacks(&format!("figure `{name}`")),
+                    core_figures::names_of(s).join(", ")
+                )
+            })?,
+        ),
         Field::Time => figures::time_us(s.median_us),
         Field::Gbs => figures::gbs(s.gbs),
         Field::PctPeak => figures::percent(s.pct_peak),

@@ -59,6 +59,17 @@ pub fn names_for(reports: Reports, work: &[&str]) -> Vec<String> {
     names
 }
 
+/// The figures sizes of `problem` have ([`names_for`] of what it reports
+/// and the units of its work).
+pub fn names_of_problem(problem: &dyn crate::problem::Problem) -> Vec<String> {
+    let probe = crate::problem::Instance {
+        shape: crate::problem::Shape::flat(1),
+        dtype: problem.dtypes()[0],
+    };
+    let work: Vec<&str> = problem.work(&probe).iter().map(|(unit, _)| *unit).collect();
+    names_for(problem.reports(), &work)
+}
+
 /// The figure `name` of `r`, in the unit [`unit`] gives, or `None` when
 /// `r` does not have it: `time` (median, µs), `hot` (µs), `spread`
 /// (relative), `samples`, `error`, `gbs`, `pct_peak`, `pct_ceiling`,

@@ -490,6 +490,36 @@ shared = "4 * 32"
 args = ["partials", "out", "grid0"]
 "#;
 
+    // A transfer's plan is its [transfer] table: it parses without a
+    // launch, and each way of getting it wrong is refused at the line of
+    // the key it is about; other examples' serialised form is unchanged.
+    #[test]
+    fn transfer_tables() {
+        let ok = "problem = \"transfer\"\nsizes = [\"2^26\"]\n[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n";
+        let d = Declaration::parse(ok).unwrap();
+        assert!(d.launches.is_empty());
+        assert_eq!(
+            d.transfer.unwrap().direction,
+            crate::problem::Direction::H2d
+        );
+        let missing = Declaration::parse("problem = \"transfer\"\nsizes = [\"2^26\"]\n").unwrap_err();
+        assert!(missing.to_string().contains("needs a [transfer] table"), "{missing}");
+        assert_eq!(missing.line(), Some(1));
+        let stray = TWO_PASS.replace("[scratch]", "[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n[scratch]");
+        let e = Declaration::parse(&stray).unwrap_err();
+        assert!(e.to_string().contains("belongs to problem = \"transfer\""), "{e}");
+        assert_eq!(e.line(), Some(5));
+        let launched = format!("{ok}[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 1\nargs = [\"n\"]\n");
+        let e = Declaration::parse(&launched).unwrap_err();
+        assert!(e.to_string().contains("runs no kernel"), "{e}");
+        assert_eq!(e.line(), Some(7));
+        let typo = ok.replace("host", "hots");
+        let e = Declaration::parse(&typo).unwrap_err();
+        assert!(e.to_string().contains("did you mean `host`"), "{e}");
+        let json = serde_json::to_string(&Declaration::parse(TWO_PASS).unwrap()).unwrap();
+        assert!(!json.contains("transfer"), "{json}");
+    }
+
     // A two-launch plan with a scratch buffer reads back as written.
     #[test]
     fn two_pass_header_parses() {
@@ -556,7 +586,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sum_f32", "histogram"),
                 Some(2),
-                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows or elementwise",
+                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows, elementwise or transfer",
             ),
         ];
         for (text, line, want) in cases {

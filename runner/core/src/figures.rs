@@ -273,6 +273,127 @@ mod tests {
         assert_eq!(r.metrics["elements_per_s"], 1e12);
     }
 
+    fn with_named(name: &str, value: f64, unit: &str) -> Ceilings {
+        let mut c = ceilings();
+        c.named.insert(
+            name.into(),
+            crate::method::MeasuredCeiling {
+                value,
+                unit: unit.into(),
+                peak: None,
+                sm_clock_mhz: None,
+            },
+        );
+        c
+    }
+
+    // A FLOP problem: 2 M N K FLOP over the median is its TFLOP/s, its
+    // primary figure, and pct_ceiling is of the FMA ceiling, not of a
+    // bandwidth; without the ceiling measured there is no percentage.
+    #[test]
+    fn flops_are_work_over_the_median_against_the_fma_ceiling() {
+        let c = with_named("fp32_fma", 50.0, "TFLOP/s");
+        let mut r = SizeResult {
+            bytes: 3 * 4096 * 4096 * 4,
+            ..SizeResult::default()
+        };
+        set_kind(&mut r, Reports::Flops(reports::FP32_FMA));
+        assert_eq!((r.figure.as_deref(), r.ceiling.as_deref()), (Some("tflops"), Some("fp32_fma")));
+        let flop = 2.0 * 4096f64.powi(3);
+        derive(&mut r, &[4000.0], false, &reference(&c));
+        add_rates(&mut r, &[(FLOP, flop)]);
+        hold_to_ceiling(&mut r, &c);
+        let tflops = value(&r, "tflops").unwrap();
+        assert!((tflops - flop / 4e-3 / 1e12).abs() < 1e-9);
+        assert!((r.pct_ceiling.unwrap() - 100.0 * tflops / 50.0).abs() < 1e-9);
+        assert_eq!(primary(&r), "tflops");
+        hold_to_ceiling(&mut r, &ceilings());
+        assert_eq!(r.pct_ceiling, None);
+    }
+
+    // A latency: median over the dependent loads is ns per access, times
+    // the SM clock the samples recorded is cycles per access (none when
+    // the clock is unknown), and there is no ceiling.
+    #[test]
+    fn latency_is_the_median_over_the_accesses() {
+        let c = ceilings();
+        let mut r = SizeResult {
+            bytes: 64 << 20,
+            sm_clock_mhz: 1980.0,
+            ..SizeResult::default()
+        };
+        set_kind(&mut r, Reports::Latency);
+        derive(&mut r, &[39.0, 40.0, 41.0], false, &reference(&c));
+        add_rates(&mut r, &[(ACCESSES, 65536.0)]);
+        hold_to_ceiling(&mut r, &c);
+        let ns = value(&r, "ns_per_access").unwrap();
+        assert!((ns - 40_000.0 / 65536.0).abs() < 1e-9);
+        let cycles = value(&r, "cycles_per_access").unwrap();
+        assert!((cycles - ns * 1.98).abs() < 1e-9);
+        assert_eq!(r.pct_ceiling, None);
+        assert_eq!(r.ceiling, None);
+        assert!(!names_of(&r).contains(&"pct_ceiling".to_string()));
+        r.sm_clock_mhz = 0.0;
+        assert_eq!(value(&r, "cycles_per_access"), None);
+    }
+
+    // A host-to-device copy is GB/s as a percentage of the pinned host
+    // link of its direction, not of the device's memory.
+    #[test]
+    fn host_link_bandwidth_is_held_to_its_direction() {
+        let c = with_named("h2d_pinned", 50.0, "GB/s");
+        let mut r = SizeResult {
+            bytes: 1 << 30,
+            ..SizeResult::default()
+        };
+        set_kind(&mut r, Reports::HostLink(reports::Direction::H2d));
+        assert_eq!((r.figure.as_deref(), r.ceiling.as_deref()), (None, Some("h2d_pinned")));
+        derive(&mut r, &[(1u64 << 30) as f64 / 40e3], false, &reference(&c));
+        assert!((r.gbs - 40.0).abs() < 1e-9);
+        assert!((r.pct_ceiling.unwrap() - 80.0).abs() < 1e-9);
+        assert_eq!(primary(&r), "gbs");
+    }
+
+    // A pooled record's rates follow its new median through derive, so the
+    // FLOP/s and its percentage are of the pooled median.
+    #[test]
+    fn pooled_rates_follow_the_median() {
+        let c = with_named("fp32_fma", 50.0, "TFLOP/s");
+        let mut r = SizeResult::default();
+        set_kind(&mut r, Reports::Flops(reports::FP32_FMA));
+        derive(&mut r, &[2.0], false, &reference(&c));
+        add_rates(&mut r, &[(FLOP, 40e6)]);
+        derive(&mut r, &[4.0, 4.0], false, &reference(&c));
+        assert!((value(&r, "tflops").unwrap() - 10.0).abs() < 1e-9);
+        assert!((r.pct_ceiling.unwrap() - 20.0).abs() < 1e-9);
+    }
+
+    // Every figure the names of a problem's kind promise is one `value`
+    // knows; an unknown name has none.
+    #[test]
+    fn names_are_figures() {
+        let mut r = SizeResult {
+            hot_median_us: Some(1.0),
+            pct_ceiling: Some(1.0),
+            sm_clock_mhz: 1000.0,
+            ..SizeResult::default()
+        };
+        r.metrics.insert("flop_per_s".into(), 1e12);
+        r.metrics.insert("accesses_per_s".into(), 1e9);
+        for kind in [
+            Reports::Bandwidth(crate::problem::Bound::Read),
+            Reports::Flops(reports::FP32_FMA),
+            Reports::Latency,
+            Reports::HostLink(reports::Direction::D2h),
+        ] {
+            for name in names_for(kind, &["flop", "accesses"]) {
+                assert!(value(&r, &name).is_some(), "{name}");
+            }
+        }
+        assert_eq!(value(&r, "tflop"), None);
+        assert_eq!(unit("cycles_per_access"), "cycles");
+    }
+
     // A problem bounded by the copy ceiling is a percentage of it.
     #[test]
     fn copy_bound_sizes_compare_with_the_copy_ceiling() {

@@ -249,6 +249,12 @@ pub trait Problem: Sync {
     fn scalars(&self) -> Vec<(&'static str, Scalar)> {
         Vec::new()
     }
+    /// Its scalars' values for a run of `instance` (a pointer chase's
+    /// `steps` follows its footprint): [`Problem::scalars`] unless it says
+    /// otherwise, whose names and types they keep.
+    fn scalars_at(&self, _instance: &Instance) -> Vec<(&'static str, Scalar)> {
+        self.scalars()
+    }
     /// The inputs of `instance` from `seed`, of the kind `data` asks for,
     /// and what the check needs of the reference.
     fn prepare(&self, instance: &Instance, seed: u64, data: Data) -> Prepared;

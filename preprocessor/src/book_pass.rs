@@ -396,9 +396,13 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
             return false;
         };
         if outcomes[index].state().awaits_measuring() {
-            let declared = catalog.entries[index]
-                .example()
-                .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)));
+            let declared = catalog.entries[index].example().is_some_and(|e| {
+                size.is_none_or(|n| {
+                    e.declaration
+                        .sizes
+                        .contains(&cuda_measured_core::dims::Dims::n(n.0))
+                })
+            });
             if !declared {
                 return false;
             }

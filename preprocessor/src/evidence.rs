@@ -279,7 +279,7 @@ fn items(directive: &Directive, results: &Results<'_>) -> Vec<Item> {
     let (kind, rel, made) = match directive {
         Directive::Profile { id, size, .. } => (
             Kind::Profile,
-            profile::relative_path(id, *size, target),
+            profile::relative_path(id, cuda_measured_core::dims::Dims::n(size.0), target),
             stored
                 .profile(id, *size)
                 .ok()
@@ -292,7 +292,7 @@ fn items(directive: &Directive, results: &Results<'_>) -> Vec<Item> {
         ),
         Directive::Sanitizer { id, check, size } => (
             Kind::Sanitizer,
-            sanitizer::relative_path(id, check, *size),
+            sanitizer::relative_path(id, check, cuda_measured_core::dims::Dims::n(size.0)),
             stored
                 .sanitizer(id, check, *size)
                 .ok()

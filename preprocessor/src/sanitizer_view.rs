@@ -144,9 +144,11 @@ pub fn evaluate(id: &str, check: &str, size: Size, results: &Results<'_>) -> Val
     {
         return Value::Mistake(mistake);
     }
-    let file = results
-        .stored()
-        .shown(&sanitizer::relative_path(id, check, size));
+    let file = results.stored().shown(&sanitizer::relative_path(
+        id,
+        check,
+        cuda_measured_core::dims::Dims::n(size.0),
+    ));
     let stored = match results.stored().sanitizer(id, check, size) {
         Err(reason) => Err(reason),
         Ok(report) if report.example != id || report.check != check || report.n != size => {
@@ -204,8 +206,8 @@ pub fn awaits_report(id: &str, check: &str, size: Size, results: &Results<'_>) -
 /// sizes (the runs on the GPU machine are of declared sizes only).
 pub fn undeclared_size(example: &Example, size: Size) -> Option<String> {
     let sizes = &example.declaration.sizes;
-    (!sizes.contains(&size)).then(|| {
-        let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
+    (!sizes.contains(&cuda_measured_core::dims::Dims::n(size.0))).then(|| {
+        let list: Vec<String> = sizes.iter().map(ToString::to_string).collect();
         format!(
             "`{}` does not declare N = {size}: its declared sizes are {}",
             example.id,

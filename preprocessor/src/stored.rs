@@ -86,7 +86,11 @@ impl StoredReports {
         n: cuda_measured_core::size::Size,
     ) -> Result<profile::Profile, String> {
         let target = cuda_measured_core::limits::KnownGpu::target().name;
-        self.load(&profile::relative_path(id, n, target))
+        self.load(&profile::relative_path(
+            id,
+            cuda_measured_core::dims::Dims::n(n.0),
+            target,
+        ))
     }
 
     /// The repeatability report, or why there is none.
@@ -118,7 +122,7 @@ impl StoredReports {
         n: cuda_measured_core::size::Size,
     ) -> Result<sanitizer::Report, String> {
         self.load_file(
-            &sanitizer::relative_path(id, check, n),
+            &sanitizer::relative_path(id, check, cuda_measured_core::dims::Dims::n(n.0)),
             "not run",
             RESANITIZE,
         )

@@ -61,9 +61,13 @@ impl<'a> Results<'a> {
             return false;
         };
         self.outcomes[index].state().awaits_measuring()
-            && self.catalog.entries[index]
-                .example()
-                .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)))
+            && self.catalog.entries[index].example().is_some_and(|e| {
+                size.is_none_or(|n| {
+                    e.declaration
+                        .sizes
+                        .contains(&cuda_measured_core::dims::Dims::n(n.0))
+                })
+            })
     }
 
     /// The example `id` and its current key, when the book has it.
@@ -124,8 +128,10 @@ impl<'a> Results<'a> {
             .by_id(id)
             .and_then(|index| self.catalog.entries[index].example())
             .map(|example| &example.declaration.sizes);
-        if let Some(sizes) = declared.filter(|sizes| !sizes.contains(&size)) {
-            let list: Vec<String> = sizes.iter().map(Size::to_string).collect();
+        if let Some(sizes) =
+            declared.filter(|sizes| !sizes.contains(&cuda_measured_core::dims::Dims::n(size.0)))
+        {
+            let list: Vec<String> = sizes.iter().map(ToString::to_string).collect();
             return Err(format!(
                 "`{id}` does not declare N = {size}: its declared sizes are {}",
                 list.join(", ")
@@ -718,7 +724,9 @@ pub fn profile_values(
     let file = results
         .stored
         .shown(&cuda_measured_core::profile::relative_path(
-            id, size, target,
+            id,
+            cuda_measured_core::dims::Dims::n(size.0),
+            target,
         ));
     let profile = results
         .stored

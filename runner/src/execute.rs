@@ -264,6 +264,7 @@ fn run_into(
         record.edge_checks.push(EdgeCheck {
             n: Size(shape.cols),
             rows: rowwise.then_some(shape.rows),
+            dims: shape.dims,
             error: outcome.check.error,
             tolerance: outcome.check.tolerance,
             pass: outcome.check.pass,
@@ -277,8 +278,7 @@ fn run_into(
         }
     }
     for size in &decl.sizes {
-        let n = size.0;
-        let shape = launch_plan::shape(decl, n)
+        let shape = launch_plan::shape(decl, *size)
             .map_err(|e| Stop::new(Status::LaunchError, e.at(example)))?;
         let timing = Timing {
             timer: &mut timer,
@@ -326,13 +326,10 @@ impl From<RunError> for SizeError {
     }
 }
 
-/// `n = 2^20`, or for a row-wise problem `4096 rows of n = 2^14`.
+/// `n = 2^20`, for a row-wise problem `4096 rows of n = 2^14`, or for a
+/// problem of several dimensions `rows x cols 8192x4096`.
 fn where_(shape: Shape, rowwise: bool) -> String {
-    if rowwise {
-        format!("{} rows of n = {}", shape.rows, Size(shape.cols))
-    } else {
-        format!("n = {}", Size(shape.cols))
-    }
+    shape.describe(rowwise)
 }
 
 fn at_size(e: SizeError, shape: Shape, rowwise: bool) -> Stop {
@@ -496,7 +493,8 @@ impl SizeRunner<'_> {
         };
         let mut figures = SizeResult {
             n: Size(shape.cols),
-            rows: plan.scalars.contains_key("rows").then_some(shape.rows),
+            rows: (shape.dims.is_none() && plan.scalars.contains_key("rows")).then_some(shape.rows),
+            dims: shape.dims,
             warm: self.problem.warm(),
             bytes: plan
                 .bytes
@@ -884,11 +882,11 @@ fn fill(
 /// the tools that run it (`profile`, `sanitize`).
 pub const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
 
-/// Runs `example`'s launches once at declared size `n` on inputs of the
+/// Runs `example`'s launches once at size `size` on inputs of the
 /// kind timed runs get, and waits for them: what `cuda-runner profile`
 /// runs under Nsight Compute and `cuda-runner sanitize` under
 /// compute-sanitizer. Returns the GPU's name.
-pub fn launch_once(example: &Example, n: u64) -> anyhow::Result<String> {
+pub fn launch_once(example: &Example, size: crate::dims::Dims) -> anyhow::Result<String> {
     use anyhow::Context;
     let decl = &example.declaration;
     let problem = problem::resolve(decl).context("the example's problem is unknown")?;
@@ -905,7 +903,7 @@ pub fn launch_once(example: &Example, n: u64) -> anyhow::Result<String> {
         needs.insert(name.clone(), kernel);
         functions.insert(name, f);
     }
-    let shape = launch_plan::shape(decl, n).map_err(|e| anyhow::anyhow!(e.at(example)))?;
+    let shape = launch_plan::shape(decl, size).map_err(|e| anyhow::anyhow!(e.at(example)))?;
     let plan = launch_plan::resolve_shape(decl, shape, facts.sm_count)
         .map_err(|e| anyhow::anyhow!(e.at(example)))?;
     opt_in_shared(&plan.launches, &functions, &needs)?;

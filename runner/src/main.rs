@@ -262,7 +262,8 @@ fn main() -> Result<()> {
         } => profile(&path, &size, out.as_deref(), &ncu),
         Command::LaunchOnce { path, size } => {
             let example = one_example(&path)?;
-            let gpu = execute::launch_once(&example, parse_size(&size)?.0)?;
+            let size = parse_size(&example, &size)?;
+            let gpu = execute::launch_once(&example, size)?;
             // Read back by `profile` from Nsight Compute's output.
             println!("{GPU_LINE}{gpu}");
             Ok(())
@@ -589,8 +590,12 @@ fn measure(job: &Path, out: &Path) -> Result<()> {
 /// How `launch-once` names the GPU it ran on, on a line of its own.
 use cuda_runner::execute::GPU_LINE;
 
-fn parse_size(text: &str) -> Result<cuda_runner::size::Size> {
-    text.parse()
+/// `--size` read as a size of `example`'s problem (`2^20`, `8192x8192`,
+/// `M=N=K=4096`).
+fn parse_size(example: &Example, text: &str) -> Result<cuda_runner::dims::Dims> {
+    example
+        .declaration
+        .read_size(text)
         .map_err(|e| anyhow::anyhow!("--size {text}: {e}"))
 }
 
@@ -612,7 +617,7 @@ fn one_example(path: &Path) -> Result<Example> {
 fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()> {
     use cuda_runner::profile::{self, Profile};
     let example = one_example(path)?;
-    let n = parse_size(size)?;
+    let size_read = parse_size(&example, size)?;
     let key = key::example_key(&example);
     let version = std::process::Command::new(ncu)
         .arg("--version")
@@ -661,7 +666,8 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
         schema: profile::SCHEMA_VERSION,
         example: example.id.clone(),
         key,
-        n,
+        n: cuda_runner::size::Size(size_read.n_value()),
+        dims: (!size_read.is_flat()).then_some(size_read),
         gpu,
         tool,
         measured_at: cuda_runner::record::now_rfc3339(),
@@ -669,11 +675,14 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
     };
     let out = match out {
         Some(p) => p.to_path_buf(),
-        None => results_file(path, &profile::relative_path(&example.id, n, &record.gpu))?,
+        None => results_file(
+            path,
+            &profile::relative_path(&example.id, size_read, &record.gpu),
+        )?,
     };
     write_json(&out, &record)?;
     println!(
-        "profiled {} at N = {n}: {} kernel(s) -> {}",
+        "profiled {} at {size_read}: {} kernel(s) -> {}",
         example.id,
         record.kernels.len(),
         out.display()
@@ -684,10 +693,10 @@ fn profile(path: &Path, size: &str, out: Option<&Path>, ncu: &Path) -> Result<()
 fn plan(path: &Path, size: &str, sms: Option<u32>) -> Result<()> {
     use cuda_runner::launch_plan;
     let example = one_example(path)?;
-    let n = parse_size(size)?;
+    let n = parse_size(&example, size)?;
     let decl = &example.declaration;
     let sms = sms.unwrap_or(cuda_runner::limits::KnownGpu::target().sm_count);
-    let shape = launch_plan::shape(decl, n.0).map_err(|e| anyhow::anyhow!(e.at(&example)))?;
+    let shape = launch_plan::shape(decl, n).map_err(|e| anyhow::anyhow!(e.at(&example)))?;
     let plan = launch_plan::resolve_shape(decl, shape, sms)
         .map_err(|e| anyhow::anyhow!(e.at(&example)))?;
     for l in &plan.launches {
@@ -709,7 +718,7 @@ fn plan(path: &Path, size: &str, sms: Option<u32>) -> Result<()> {
 
 fn sanitize(path: &Path, size: &str, check: &str, tool: &Path) -> Result<()> {
     let example = one_example(path)?;
-    let n = parse_size(size)?;
+    let n = parse_size(&example, size)?;
     let report = cuda_runner::sanitize::run(&example, path, n, check, tool)?;
     let out = results_file(
         path,
@@ -717,7 +726,7 @@ fn sanitize(path: &Path, size: &str, check: &str, tool: &Path) -> Result<()> {
     )?;
     write_json(&out, &report)?;
     println!(
-        "{} of {} at N = {n}: {} error(s), {} warning(s) -> {}",
+        "{} of {} at {n}: {} error(s), {} warning(s) -> {}",
         check,
         example.id,
         report.errors,

@@ -2,6 +2,7 @@
 //! (`cuda-runner launch-once` as the program) and reads what the check
 //! found into a [`crate::sanitizer::Report`].
 
+use crate::dims::Dims;
 use crate::example::Example;
 use crate::sanitizer::{self, Report};
 use crate::size::Size;
@@ -11,7 +12,7 @@ use std::process::Command;
 
 /// The report of `check` on `example` (from the kernel file `path`) at
 /// size `n`, with the sanitizer at `tool`.
-pub fn run(example: &Example, path: &Path, n: Size, check: &str, tool: &Path) -> Result<Report> {
+pub fn run(example: &Example, path: &Path, n: Dims, check: &str, tool: &Path) -> Result<Report> {
     if !sanitizer::CHECKS.contains(&check) {
         bail!(
             "`{check}` is not a compute-sanitizer check the runner runs; use one of {}",
@@ -37,7 +38,7 @@ pub fn run(example: &Example, path: &Path, n: Size, check: &str, tool: &Path) ->
         .arg("launch-once")
         .arg(path)
         .arg("--size")
-        .arg(n.0.to_string())
+        .arg(n.to_string())
         .output()
         .with_context(|| format!("running {}", tool.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -57,7 +58,8 @@ pub fn run(example: &Example, path: &Path, n: Size, check: &str, tool: &Path) ->
         schema: sanitizer::SCHEMA_VERSION,
         example: example.id.clone(),
         key: crate::key::example_key(example),
-        n,
+        n: Size(n.n_value()),
+        dims: (!n.is_flat()).then_some(n),
         check: check.to_string(),
         tool: version,
         gpu,

@@ -88,7 +88,7 @@ pub fn run_sizes(
     samples_us: &mut Vec<Vec<f64>>,
 ) -> Result<(), RunError> {
     for size in &c.example.declaration.sizes {
-        let (result, times) = run_size(c, timer, size.0).map_err(|e| match e {
+        let (result, times) = run_size(c, timer, size.n_value()).map_err(|e| match e {
             Failure::Run(e) => e,
             Failure::Driver(e) => measure::classify_queue_error(e),
         })?;

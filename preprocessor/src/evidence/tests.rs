@@ -126,7 +126,7 @@ impl Book {
                     {"unit": "%", "value": 96.94}}}]
         });
         self.write(
-            &profile::relative_path(id, N, "NVIDIA H200"),
+            &profile::relative_path(id, cuda_measured_core::dims::Dims::n(N.0), "NVIDIA H200"),
             &profile.to_string(),
         );
         let report = sanitizer::Report {
@@ -134,6 +134,7 @@ impl Book {
             example: id.into(),
             key: key.into(),
             n: N,
+            dims: None,
             check: "racecheck".into(),
             tool: "compute-sanitizer 2025.3.1".into(),
             gpu: "NVIDIA H200".into(),
@@ -144,7 +145,7 @@ impl Book {
             warnings: 0,
         };
         self.write(
-            &sanitizer::relative_path(id, "racecheck", N),
+            &sanitizer::relative_path(id, "racecheck", cuda_measured_core::dims::Dims::n(N.0)),
             &serde_json::to_string(&report).unwrap(),
         );
         for language in LANGUAGES {

@@ -41,7 +41,7 @@ impl Book {
     fn store(&self, report: &Report) {
         let path =
             self.results_dir
-                .join(sanitizer::relative_path("r/tree", &report.check, report.n));
+                .join(sanitizer::relative_path("r/tree", &report.check, report.size()));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, serde_json::to_string(report).unwrap()).unwrap();
     }
@@ -75,6 +75,7 @@ fn report(key: &str, findings: Vec<Finding>) -> Report {
         example: "r/tree".into(),
         key: key.into(),
         n: Size(1 << 28),
+        dims: None,
         check: "racecheck".into(),
         tool: "compute-sanitizer 2025.3.1".into(),
         gpu: "NVIDIA H200".into(),
@@ -175,7 +176,7 @@ fn unknown_ids_sizes_and_misfiled_reports() {
     other.check = "memcheck".into();
     let path = book
         .results_dir
-        .join(sanitizer::relative_path("r/tree", "racecheck", N));
+        .join(sanitizer::relative_path("r/tree", "racecheck", cuda_measured_core::dims::Dims::n(N.0)));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, serde_json::to_string(&other).unwrap()).unwrap();
     let misfiled = evaluate("r/tree", "racecheck", N, &book.results());

@@ -12,7 +12,7 @@ fn main() {
     let cols: u64 = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(1024);
     let p = problem::lookup(name).expect("a registered problem");
     let i = Instance {
-        shape: Shape { rows, cols },
+        shape: Shape::rows(rows, cols),
         dtype: Elem::F32,
     };
     let t = Instant::now();

@@ -3,6 +3,7 @@
 //! it as TOML in a header comment at the top of the kernel (see
 //! AUTHORING.md); this module holds its types and its validation.
 
+use crate::dims::Dims;
 use crate::header_lines::HeaderField;
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
@@ -95,8 +96,16 @@ pub struct Declaration {
     /// Left out of the serialised form when absent, as `dtype` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<Expr>,
-    /// Sizes to measure.
-    pub sizes: Vec<Size>,
+    /// Sizes to measure, as written (`"2^20"`, `"8192x8192"`,
+    /// `"M = N = K = 4096"`): one value without a unit serialises as the
+    /// number, as sizes always have, so keys made before sizes had
+    /// dimensions stay as they were.
+    #[serde(rename = "sizes")]
+    pub written_sizes: Vec<crate::dims::Written>,
+    /// The sizes to measure, read against the problem's dimensions
+    /// ([`crate::problem::Problem::dims`]); filled by [`Declaration::parse`].
+    #[serde(skip)]
+    pub sizes: Vec<Dims>,
     /// The launches, in order (none for a `transfer`, whose plan is its
     /// `[transfer]` table).
     #[serde(rename = "launch", default)]
@@ -244,9 +253,36 @@ impl Declaration {
             .unwrap_or(default)
     }
 
+    /// The dimensions of its problem's sizes ([`crate::dims::N`] for an
+    /// unknown problem, which validation refuses).
+    pub fn dims(&self) -> &'static [crate::dims::Dim] {
+        crate::problem::resolve(self).map_or(crate::dims::N, |p| p.dims())
+    }
+
+    /// Reads `text` (any written form: `"2^20"`, `"8192x8192"`,
+    /// `"M=N=K=4096"`) as a size of its problem, declared or not.
+    pub fn read_size(&self, text: &str) -> Result<Dims, crate::dims::DimsError> {
+        Dims::parse(text, self.dims())
+    }
+
+    /// Reads `text` as one of its declared sizes; the message of a size it
+    /// does not declare lists those it does, in their canonical text.
+    pub fn declared_size(&self, text: &str) -> Result<Dims, String> {
+        let size = self.read_size(text).map_err(|e| e.to_string())?;
+        if self.sizes.contains(&size) {
+            return Ok(size);
+        }
+        let list: Vec<String> = self.sizes.iter().map(Dims::to_string).collect();
+        Err(format!(
+            "size {size} is not one of its sizes{}: its sizes are {}",
+            crate::suggest::did_you_mean(&size.to_string(), list.iter().map(String::as_str)),
+            list.join("; ")
+        ))
+    }
+
     /// Parses and validates a TOML header.
     pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
-        let decl: Declaration =
+        let mut decl: Declaration =
             toml::from_str(toml_text).map_err(|e| DeclarationError::from_toml(toml_text, &e))?;
         decl.validate()
             .map_err(|(message, field)| DeclarationError::Invalid {
@@ -259,7 +295,7 @@ impl Declaration {
     }
 
     /// The first semantic error, with the header field it is about.
-    fn validate(&self) -> Result<(), (String, Option<HeaderField<'static>>)> {
+    fn validate(&mut self) -> Result<(), (String, Option<HeaderField<'static>>)> {
         let at = |key: &'static str| Some(HeaderField::Top(key));
         match (
             &self.elementwise,
@@ -334,14 +370,38 @@ impl Declaration {
             }
             _ => {}
         }
+        let dims = problem.dims();
+        self.sizes = self
+            .written_sizes
+            .iter()
+            .map(|w| w.resolve(dims))
+            .collect::<Result<_, _>>()
+            .map_err(|e| (format!("`{}`: {e}", self.problem), at("sizes")))?;
         let (max, why) = problem.max_size();
-        if let Some(big) = self.sizes.iter().find(|s| s.0 > max) {
+        if let Some(big) = self.sizes.iter().find(|s| s.n_value() > max) {
+            let what = if big.is_flat() {
+                "elements"
+            } else {
+                "the product of its values"
+            };
             return Err((
                 format!(
-                    "size {big} ({} elements) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
-                    big.0,
+                    "size {big} ({} {what}) is beyond what `{}` takes: at most {} ({max}), because {why}; remove it from `sizes`",
+                    big.n_value(),
                     self.problem,
                     Size(max)
+                ),
+                at("sizes"),
+            ));
+        }
+        if let Some(big) = self
+            .sizes
+            .iter()
+            .find(|s| s.values().iter().any(|&v| v > u64::from(u32::MAX)))
+        {
+            return Err((
+                format!(
+                    "size {big} has a value past 2^32 - 1, which kernels cannot take as an unsigned int; remove it from `sizes`"
                 ),
                 at("sizes"),
             ));
@@ -361,7 +421,7 @@ impl Declaration {
                 at("sizes"),
             ));
         }
-        if self.sizes.iter().any(|s| s.0 == 0) {
+        if self.sizes.iter().any(|s| s.values().contains(&0)) {
             return Err((
                 "a size of 0 has nothing to measure: remove it from `sizes`".into(),
                 at("sizes"),
@@ -525,7 +585,7 @@ args = ["partials", "out", "grid0"]
     fn two_pass_header_parses() {
         let d = Declaration::parse(TWO_PASS).unwrap();
         assert_eq!(d.launches.len(), 2);
-        assert_eq!(d.sizes, vec![Size(1 << 20), Size(1000003)]);
+        assert_eq!(d.sizes, vec![Dims::n(1 << 20), Dims::n(1000003)]);
         assert_eq!(d.scratch["partials"], Expr::Text("grid0".into()));
         assert_eq!(d.launches[0].shared, Expr::Int(0));
         assert_eq!(d.expect, Expectation::Pass);
@@ -586,7 +646,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sum_f32", "histogram"),
                 Some(2),
-                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows, elementwise or transfer",
+                "unknown problem `histogram`: use sum_f32, softmax_rows, layernorm_rows, matmul_f32, pointer_chase, elementwise or transfer",
             ),
         ];
         for (text, line, want) in cases {
@@ -696,6 +756,39 @@ args = ["partials", "out", "grid0"]
         ] {
             assert!(Declaration::parse(&with(good)).is_ok(), "{good}");
         }
+    }
+
+    // Sizes serialise as they did before sizes had dimensions (numbers,
+    // "2^20" as 1048576, the resolved list not at all), so that the key of
+    // every committed example stays as it was.
+    #[test]
+    fn sizes_serialise_as_before() {
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(json.contains("\"sizes\":[1048576,1000003]"), "{json}");
+        assert_eq!(json.matches("sizes").count(), 1, "{json}");
+    }
+
+    // A size of the wrong shape for its problem is an error at `sizes`
+    // that says how to write one; a declared size reads in any form.
+    #[test]
+    fn sizes_are_read_against_the_problems_dimensions() {
+        let bad = TWO_PASS.replace("sizes = [\"2^20\", 1000003]", "sizes = [\"8192x8192\"]");
+        let err = Declaration::parse(&bad).unwrap_err();
+        assert_eq!(err.line(), Some(3));
+        assert!(
+            err.to_string()
+                .contains("`sum_f32`: `8192x8192` is not a size of n: it has 2 values"),
+            "{err}"
+        );
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        assert_eq!(d.declared_size("2^20").unwrap(), Dims::n(1 << 20));
+        assert_eq!(d.declared_size("n = 1048576").unwrap(), Dims::n(1 << 20));
+        let undeclared = d.declared_size("2^21").unwrap_err();
+        assert!(
+            undeclared.contains("its sizes are 2^20; 1000003"),
+            "{undeclared}"
+        );
     }
 
     // A header without launches tells the author what to add.

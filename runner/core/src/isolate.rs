@@ -324,6 +324,7 @@ mod tests {
         record.edge_checks.push(crate::record::EdgeCheck {
             n: crate::size::Size(1),
             rows: None,
+            dims: None,
             error: f64::INFINITY,
             tolerance: 1e-7,
             pass: false,

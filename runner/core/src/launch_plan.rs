@@ -4,6 +4,7 @@
 //! (the largest power of two not above `a`).
 
 use crate::declaration::{Declaration, Expr};
+use crate::dims::Dims;
 use crate::example::Example;
 use crate::header_lines::{HeaderField, header_place_of};
 use crate::problem::{Instance, Shape};
@@ -103,9 +104,14 @@ impl PlanError {
     }
 }
 
-/// The shape of `decl`'s run at declared size `n`: one row of `n`, or for
-/// a row-wise problem `rows` (evaluated at `n`) rows of `n`.
-pub fn shape(decl: &Declaration, n: u64) -> Result<Shape, PlanError> {
+/// The shape of `decl`'s run at declared size `size`: one row of `n`, or
+/// for a row-wise problem `rows` (evaluated at `n`) rows of `n`, or for a
+/// problem of several dimensions the run of their values ([`Shape::of`]).
+pub fn shape(decl: &Declaration, size: Dims) -> Result<Shape, PlanError> {
+    if !size.is_flat() {
+        return Ok(Shape::of(size));
+    }
+    let n = size.n_value();
     let Some(rows) = &decl.rows else {
         return Ok(Shape::flat(n));
     };
@@ -129,13 +135,19 @@ pub fn shape(decl: &Declaration, n: u64) -> Result<Shape, PlanError> {
             ),
         });
     }
-    Ok(Shape { rows: m, cols: n })
+    Ok(Shape::rows(m, n))
 }
 
-/// Resolves `decl` for declared size `n` on a device with `sms`
-/// multiprocessors.
+/// Resolves `decl` for declared size `n` of a problem of one dimension on
+/// a device with `sms` multiprocessors.
 pub fn resolve(decl: &Declaration, n: u64, sms: u32) -> Result<ResolvedPlan, PlanError> {
-    resolve_shape(decl, shape(decl, n)?, sms)
+    resolve_size(decl, Dims::n(n), sms)
+}
+
+/// Resolves `decl` for declared size `size` (of any dimensions) on a
+/// device with `sms` multiprocessors.
+pub fn resolve_size(decl: &Declaration, size: Dims, sms: u32) -> Result<ResolvedPlan, PlanError> {
+    resolve_shape(decl, shape(decl, size)?, sms)
 }
 
 /// Resolves `decl` for a run of `shape` (an edge shape, or the shape of a
@@ -146,7 +158,12 @@ pub fn resolve_shape(
     sms: u32,
 ) -> Result<ResolvedPlan, PlanError> {
     let mut scalars = BTreeMap::new();
-    scalars.insert("n".to_string(), shape.cols);
+    match shape.dims {
+        Some(dims) => scalars.extend(dims.variables()),
+        None => {
+            scalars.insert("n".to_string(), shape.cols);
+        }
+    }
     if decl.rows.is_some() {
         scalars.insert("rows".to_string(), shape.rows);
         scalars.insert("cols".to_string(), shape.cols);
@@ -306,14 +323,27 @@ fn eval(expr: &Expr, vars: &BTreeMap<String, u64>, field: PlanField) -> Result<u
     u64::try_from(value).map_err(|_| fail(format!("evaluates to {value}, which is negative")))
 }
 
-/// The scalar variables of `vars` in the order authors meet them: `n`,
-/// `sms`, then `grid0`, `block0`, `grid1`, ... as far as defined.
+/// The scalar variables of `vars` in the order authors meet them: `n`
+/// (or a problem's own dimensions, `rows`, `cols`, ...), `sms`, then
+/// `grid0`, `block0`, `grid1`, ... as far as defined.
 pub fn variables_in_order(vars: &BTreeMap<String, u64>) -> Vec<String> {
-    let mut names: Vec<String> = ["n", "sms"]
+    let launch_var = |k: &str| {
+        ["grid", "block"].iter().any(|p| {
+            k.strip_prefix(p)
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    let mut names: Vec<String> = ["n", "rows", "cols"]
         .into_iter()
         .filter(|v| vars.contains_key(*v))
         .map(String::from)
         .collect();
+    names.extend(
+        vars.keys()
+            .filter(|k| !["n", "rows", "cols", "sms"].contains(&k.as_str()) && !launch_var(k))
+            .cloned(),
+    );
+    names.extend(vars.contains_key("sms").then(|| "sms".to_string()));
     for k in 0.. {
         let launch: Vec<String> = [format!("grid{k}"), format!("block{k}")]
             .into_iter()

@@ -38,6 +38,7 @@ pub mod compile_judge;
 pub mod compile_options;
 pub mod declaration;
 pub mod diagnostics;
+pub mod dims;
 pub mod example;
 pub mod exercise;
 pub mod figures;

@@ -12,7 +12,6 @@ use crate::example::Example;
 use crate::launch_plan::{resolve_shape, shape};
 use crate::limits::{self, KnownGpu};
 use crate::problem::Shape;
-use crate::size::Size;
 use std::collections::BTreeMap;
 
 /// The checks every build and both `check` commands run: [`check`] on the
@@ -37,7 +36,7 @@ pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
     let mut runs: Vec<Result<Shape, String>> = decl
         .sizes
         .iter()
-        .map(|s| shape(decl, s.0).map_err(|e| e.at(example)))
+        .map(|s| shape(decl, *s).map_err(|e| e.at(example)))
         .collect();
     for edge in problem.edge_shapes() {
         if !runs.contains(&Ok(edge)) {
@@ -65,16 +64,18 @@ pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
         return Err(message.clone());
     }
     if *k < decl.sizes.len() {
-        return Err(format!("at n = {}: {message}", decl.sizes[*k]));
+        let size = decl.sizes[*k];
+        let at = if size.is_flat() {
+            format!("n = {size}")
+        } else {
+            format!("{} {size}", crate::dims::Dims::describe(size.dims()))
+        };
+        return Err(format!("at {at}: {message}"));
     }
     let Ok(edge) = runs[*k] else {
         return Err(message.clone());
     };
-    let at = if decl.rows.is_some() {
-        format!("{} rows of n = {}", edge.rows, Size(edge.cols))
-    } else {
-        format!("n = {}", Size(edge.cols))
-    };
+    let at = edge.describe(decl.rows.is_some());
     Err(format!(
         "at {at} (an edge size of `{}`): {message}",
         problem.name()

@@ -9,6 +9,7 @@
 //! ran at) and `--csv --metrics ...`; [`parse_ncu_csv`] reads that output,
 //! skipping what the profiled program and the tool print around it.
 
+use crate::dims::Dims;
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -50,10 +51,12 @@ pub fn metric_named(word: &str) -> Option<String> {
         .map(|(_, full)| full.to_string())
 }
 
-/// The file of the profile of example `id` at size `n`, relative to the
-/// results folder, for a run on the GPU named `gpu`.
-pub fn relative_path(id: &str, n: Size, gpu: &str) -> String {
-    let file = format!("profile/{id}/{}.json", n.0);
+/// The file of the profile of example `id` at size `size`, relative to the
+/// results folder, for a run on the GPU named `gpu`: `<n>.json`, or for a
+/// size of several dimensions `rows-8192_cols-4096.json`
+/// ([`crate::dims::Dims::file_stem`]).
+pub fn relative_path(id: &str, size: Dims, gpu: &str) -> String {
+    let file = format!("profile/{id}/{}.json", size.file_stem());
     if gpu == crate::limits::KnownGpu::target().name {
         file
     } else {
@@ -110,8 +113,16 @@ pub struct Profile {
     pub example: String,
     /// The example's key when profiled.
     pub key: String,
-    /// The size profiled (the row length for a row-wise problem).
+    /// The size profiled (the row length for a row-wise problem; the
+    /// product of the values for a problem of several dimensions).
     pub n: Size,
+    /// The values of each dimension, for a problem of several.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::dims::as_map"
+    )]
+    pub dims: Option<Dims>,
     /// The GPU's name.
     pub gpu: String,
     /// The profiler and its version (`ncu 2025.3.1`).
@@ -123,6 +134,11 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The size profiled.
+    pub fn size(&self) -> Dims {
+        self.dims.unwrap_or(Dims::n(self.n.0))
+    }
+
     /// `metric` of every kernel that has it, as (kernel name, value).
     pub fn values(&self, metric: &str) -> Vec<(&str, &Metric)> {
         self.kernels
@@ -331,7 +347,7 @@ mod tests {
             "compute-sanitizer"
         );
         assert_eq!(
-            relative_path("ch/k", Size(1024), "NVIDIA H100 PCIe"),
+            relative_path("ch/k", Dims::n(1024), "NVIDIA H100 PCIe"),
             "gpus/nvidia-h100-pcie/profile/ch/k/1024.json"
         );
     }

@@ -88,11 +88,20 @@ pub struct GpuFacts {
 /// Figures of one size.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SizeResult {
-    /// Elements; for a row-wise problem, the row length.
+    /// Elements; for a row-wise problem, the row length; for a problem of
+    /// several dimensions, the product of their values (`dims`).
     pub n: Size,
     /// Rows, for a row-wise problem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
+    /// The values of each dimension, for a problem of several (an ordered
+    /// map: `{"rows": 8192, "cols": 4096}`); `n` is then their product.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::dims::as_map"
+    )]
+    pub dims: Option<crate::dims::Dims>,
     /// The ceiling `pct_ceiling` is of: `copy`, a named ceiling of the
     /// record's `ceilings.named` (`fp32_fma`, `h2d_pinned`, `d2h_pinned`),
     /// or the read ceiling when absent (and `figure` is not a latency,
@@ -178,14 +187,38 @@ pub struct SizeResult {
     pub labels: Vec<String>,
 }
 
+impl SizeResult {
+    /// The size these figures are of: its dimensions' values, or `n`
+    /// ([`crate::dims::Dims::n`]), whose text is the size's canonical text.
+    pub fn size(&self) -> crate::dims::Dims {
+        self.dims.unwrap_or(crate::dims::Dims::n(self.n.0))
+    }
+}
+
+impl EdgeCheck {
+    /// The size checked, as [`SizeResult::size`].
+    pub fn size(&self) -> crate::dims::Dims {
+        self.dims.unwrap_or(crate::dims::Dims::n(self.n.0))
+    }
+}
+
 /// A check at a size that is not timed (ragged sizes that catch edge bugs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EdgeCheck {
-    /// Elements; for a row-wise problem, the row length.
+    /// Elements; for a row-wise problem, the row length; for a problem of
+    /// several dimensions, the product of their values (`dims`).
     pub n: Size,
     /// Rows, for a row-wise problem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
+    /// The values of each dimension, for a problem of several (an ordered
+    /// map: `{"rows": 8192, "cols": 4096}`); `n` is then their product.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::dims::as_map"
+    )]
+    pub dims: Option<crate::dims::Dims>,
     /// Error against the reference.
     #[serde(with = "crate::nonfinite")]
     pub error: f64,

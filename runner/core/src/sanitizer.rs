@@ -9,6 +9,7 @@
 //! error and warning counts, leniently: a line it cannot read is kept as
 //! text, never dropped.
 
+use crate::dims::Dims;
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
 
@@ -27,8 +28,16 @@ pub struct Report {
     pub example: String,
     /// The example's key when it was run.
     pub key: String,
-    /// The size run.
+    /// The size run (for a size of several dimensions, the product of
+    /// their values).
     pub n: Size,
+    /// The values of each dimension, for a problem of several.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::dims::as_map"
+    )]
+    pub dims: Option<Dims>,
     /// The check (`racecheck`).
     pub check: String,
     /// The tool and its version (`compute-sanitizer 2025.3.1`).
@@ -69,9 +78,18 @@ pub struct Location {
     pub line: u32,
 }
 
-/// The file of a report, relative to the results folder.
-pub fn relative_path(id: &str, check: &str, n: Size) -> String {
-    format!("sanitizer/{id}/{check}-{}.json", n.0)
+/// The file of a report, relative to the results folder: `CHECK-<n>.json`,
+/// or for a size of several dimensions `CHECK-rows-8192_cols-4096.json`
+/// ([`crate::dims::Dims::file_stem`]).
+pub fn relative_path(id: &str, check: &str, size: Dims) -> String {
+    format!("sanitizer/{id}/{check}-{}.json", size.file_stem())
+}
+
+impl Report {
+    /// The size run.
+    pub fn size(&self) -> Dims {
+        self.dims.unwrap_or(Dims::n(self.n.0))
+    }
 }
 
 /// What the tool's output says: the findings, the summary line and its

@@ -403,7 +403,7 @@ mod tests {
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, elementwise, transfer"
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, matmul_f32, pointer_chase, elementwise, transfer"
         );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,

@@ -223,14 +223,16 @@ pub fn once_per_session_bytes<E>(
 
 fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> PathBuf {
     let tag = problem.data_tag();
+    let shape = match i.shape.dims {
+        Some(dims) => dims.file_stem(),
+        None => format!("{}x{}", i.shape.rows, i.shape.cols),
+    };
     dir.join(format!(
-        "{}{}{tag}-v{}-{}-{}x{}-{seed:x}-{}.bin",
+        "{}{}{tag}-v{}-{}-{shape}-{seed:x}-{}.bin",
         problem.name(),
         if tag.is_empty() { "" } else { "-" },
         problem.version(),
         i.dtype,
-        i.shape.rows,
-        i.shape.cols,
         data.name()
     ))
 }
@@ -425,7 +427,7 @@ mod tests {
     fn a_later_process_maps_the_data_and_copies_it_only_when_it_judges() {
         let dir = tempfile::tempdir().unwrap();
         let i = Instance {
-            shape: Shape { rows: 4, cols: 100 },
+            shape: Shape::rows(4, 100),
             dtype: Elem::F32,
         };
         let mut first = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
@@ -454,10 +456,7 @@ mod tests {
     fn a_check_that_reads_no_inputs_copies_only_the_reference() {
         let dir = tempfile::tempdir().unwrap();
         let i = Instance {
-            shape: Shape {
-                rows: 1,
-                cols: 1 << 16,
-            },
+            shape: Shape::rows(1, 1 << 16),
             dtype: Elem::F32,
         };
         let mut first = SharedData::open(Some(dir.path()), &SumF32, &i, 5, Data::Timed);
@@ -499,7 +498,7 @@ mod tests {
     fn verdicts_are_kept_by_digest_whether_they_pass_or_fail() {
         let dir = tempfile::tempdir().unwrap();
         let i = Instance {
-            shape: Shape { rows: 2, cols: 8 },
+            shape: Shape::rows(2, 8),
             dtype: Elem::F32,
         };
         let mut data = SharedData::open(Some(dir.path()), &SoftmaxRows, &i, 3, Data::Timed);
@@ -529,7 +528,7 @@ mod tests {
         assert_eq!(later.verdict(d), Some(pass.clone()));
         assert_eq!(later.verdict(other), Some(fail.clone()));
         let elsewhere = Instance {
-            shape: Shape { rows: 4, cols: 4 },
+            shape: Shape::rows(4, 4),
             ..i
         };
         let shape = SharedData::open(Some(dir.path()), &SoftmaxRows, &elsewhere, 3, Data::Timed);
@@ -548,7 +547,7 @@ mod tests {
     fn prepared_data_is_shared_and_a_torn_file_is_redone() {
         let dir = tempfile::tempdir().unwrap();
         let i = Instance {
-            shape: Shape { rows: 3, cols: 33 },
+            shape: Shape::rows(3, 33),
             dtype: Elem::BF16,
         };
         let first = prepared(Some(dir.path()), &SoftmaxRows, &i, 7, Data::Timed);

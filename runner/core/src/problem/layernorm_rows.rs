@@ -60,7 +60,7 @@ impl Problem for LayernormRows {
     }
 
     fn buffers(&self, instance: &Instance) -> Vec<BufferSpec> {
-        let Shape { rows, cols } = instance.shape;
+        let Shape { rows, cols, .. } = instance.shape;
         let buffer = |name, len, role| BufferSpec {
             name,
             elem: instance.dtype,
@@ -80,7 +80,7 @@ impl Problem for LayernormRows {
     }
 
     fn prepare(&self, instance: &Instance, seed: u64, _data: Data) -> Prepared {
-        let Shape { rows, cols } = instance.shape;
+        let Shape { rows, cols, .. } = instance.shape;
         let dtype = instance.dtype;
         let offsets = if dtype == Elem::F32 {
             (250.0, 1000.0)
@@ -126,7 +126,7 @@ impl Problem for LayernormRows {
         outputs: &[(&str, &HostData)],
         _data: Data,
     ) -> CheckOutcome {
-        let Shape { rows, cols } = instance.shape;
+        let Shape { rows, cols, .. } = instance.shape;
         let output_rounding = if instance.dtype == Elem::F32 {
             0.0
         } else {
@@ -166,7 +166,7 @@ impl Problem for LayernormRows {
     }
 
     fn bytes(&self, instance: &Instance) -> u64 {
-        let Shape { rows, cols } = instance.shape;
+        let Shape { rows, cols, .. } = instance.shape;
         (2 * rows * cols + 2 * cols) * instance.dtype.bytes()
     }
 
@@ -224,10 +224,7 @@ mod tests {
     #[test]
     fn the_one_pass_variance_fails_on_a_large_mean() {
         let i = Instance {
-            shape: Shape {
-                rows: 8,
-                cols: 1024,
-            },
+            shape: Shape::rows(8, 1024),
             dtype: Elem::F32,
         };
         let p = LayernormRows.prepare(&i, 5, Data::Timed);
@@ -249,10 +246,7 @@ mod tests {
     #[test]
     fn bf16_rounding_passes_and_a_missing_bias_fails() {
         let i = Instance {
-            shape: Shape {
-                rows: 4,
-                cols: 1000,
-            },
+            shape: Shape::rows(4, 1000),
             dtype: Elem::BF16,
         };
         let p = LayernormRows.prepare(&i, 2, Data::Timed);

@@ -11,6 +11,8 @@ pub mod draw;
 mod elem;
 pub mod elementwise;
 mod layernorm_rows;
+pub mod matmul_f32;
+pub mod pointer_chase;
 pub mod reports;
 mod rowwise;
 mod softmax_rows;
@@ -18,30 +20,89 @@ mod sum_f32;
 pub mod transfer;
 
 pub use elem::{Elem, HostData};
+
+use crate::dims::{Dim, Dims};
+use crate::size::Size;
 pub use elementwise::{Elementwise, ElementwiseSpec};
 pub use layernorm_rows::LayernormRows;
+pub use matmul_f32::MatmulF32;
+pub use pointer_chase::PointerChase;
 pub use reports::{Direction, NamedCeiling, Reports};
 pub use softmax_rows::SoftmaxRows;
 pub use sum_f32::SumF32;
 pub use transfer::{Transfer, TransferSpec};
 
 /// Every problem, by name.
-pub const REGISTRY: &[&dyn Problem] = &[&SumF32, &SoftmaxRows, &LayernormRows];
+pub const REGISTRY: &[&dyn Problem] = &[
+    &SumF32,
+    &SoftmaxRows,
+    &LayernormRows,
+    &MatmulF32,
+    &PointerChase,
+];
 
 /// The shape of one run: `rows` x `cols` elements, row-major. A 1-D
-/// problem of size n is one row of n.
+/// problem of size n is one row of n. A problem of several named
+/// dimensions ([`Problem::dims`]) carries their values in `dims`, and is
+/// one row of their product.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Shape {
     /// Rows (M).
     pub rows: u64,
     /// Elements per row (N).
     pub cols: u64,
+    /// The values of a problem of several dimensions; `None` for a
+    /// problem of one dimension or a row-wise one.
+    pub dims: Option<Dims>,
 }
 
 impl Shape {
     /// One row of `n`.
     pub fn flat(n: u64) -> Shape {
-        Shape { rows: 1, cols: n }
+        Shape {
+            rows: 1,
+            cols: n,
+            dims: None,
+        }
+    }
+
+    /// `rows` rows of `cols` (a row-wise problem's run).
+    pub fn rows(rows: u64, cols: u64) -> Shape {
+        Shape {
+            rows,
+            cols,
+            dims: None,
+        }
+    }
+
+    /// The run of a size of a problem of several dimensions: one row of
+    /// their product, with the values in `dims`. A size of the one
+    /// dimension `n` is [`Shape::flat`].
+    pub fn of(dims: Dims) -> Shape {
+        if dims.is_flat() {
+            return Shape::flat(dims.n_value());
+        }
+        Shape {
+            rows: 1,
+            cols: dims.n_value(),
+            dims: Some(dims),
+        }
+    }
+
+    /// The value of dimension `name` of a run of several dimensions
+    /// (0 when it has none: a problem asks only for its own dimensions).
+    pub fn dim(&self, name: &str) -> u64 {
+        self.dims.and_then(|d| d.get(name)).unwrap_or(0)
+    }
+
+    /// `n = 2^20`, `3 rows of n = 1000`, or the canonical text of a size of
+    /// several dimensions (`rows x cols 8192x4096`), for messages.
+    pub fn describe(&self, rowwise: bool) -> String {
+        match self.dims {
+            Some(d) => format!("{} {d}", Dims::describe(d.dims())),
+            None if rowwise => format!("{} rows of n = {}", self.rows, Size(self.cols)),
+            None => format!("n = {}", Size(self.cols)),
+        }
     }
 
     /// Elements in all.
@@ -242,6 +303,14 @@ pub trait Problem: Sync {
     fn rowwise(&self) -> bool {
         false
     }
+    /// Its dimensions, in the order sizes list their values
+    /// ([`crate::dims`]): `n` unless it declares more (`rows`, `cols`).
+    /// A problem of several dimensions gets runs of [`Shape::of`], and
+    /// each dimension is a launch variable and kernel argument under its
+    /// lowercase name.
+    fn dims(&self) -> &'static [Dim] {
+        crate::dims::N
+    }
     /// The buffers of `instance`.
     fn buffers(&self, instance: &Instance) -> Vec<BufferSpec>;
     /// Scalar arguments it gives kernels besides the launch variables
@@ -348,6 +417,42 @@ pub trait Problem: Sync {
 /// name ([`REGISTRY`]).
 pub fn lookup(name: &str) -> Option<&'static dyn Problem> {
     REGISTRY.iter().copied().find(|p| p.name() == name)
+}
+
+/// The dimensions of a registered problem whose dimension names are
+/// `names`, in that order (matched ignoring case), so that a record's
+/// sizes read back with their kinds (bytes or counts); names no problem
+/// declares are counts, in a list made once per distinct list of names.
+pub fn dims_named(names: &[&str]) -> &'static [Dim] {
+    let same = |dims: &[Dim]| {
+        dims.len() == names.len()
+            && dims
+                .iter()
+                .zip(names)
+                .all(|(d, n)| d.name.eq_ignore_ascii_case(n))
+    };
+    if let Some(p) = REGISTRY.iter().find(|p| same(p.dims())) {
+        return p.dims();
+    }
+    if same(crate::dims::N) {
+        return crate::dims::N;
+    }
+    static MADE: std::sync::Mutex<Vec<&'static [Dim]>> = std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dims) = made.iter().find(|d| same(d)) {
+        return dims;
+    }
+    // Leaked once per distinct list: records of a problem no longer
+    // registered still read, with every dimension a count.
+    let dims: &'static [Dim] = Box::leak(
+        names
+            .iter()
+            .map(|n| Dim::count(Box::leak(n.to_string().into_boxed_str())))
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    made.push(dims);
+    dims
 }
 
 /// The name of the problem an author declares in the header's

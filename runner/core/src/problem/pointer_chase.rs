@@ -16,12 +16,14 @@
 //! latency; 64-bit words would only double the array for the same slots.
 //!
 //! `steps` (an `unsigned int` argument) is the number of dependent loads a
-//! run makes, derived from the footprint: at least [`MIN_STEPS`] (so that a
-//! launch's few microseconds are under 1% of the walk even when every load
-//! hits L1) and at least a lap and a half of the cycle (so that each run
-//! touches every slot, and the run before a timed sample leaves the whole
-//! footprint in whichever cache holds it: the problem is timed warm, with
-//! no L2 flush between samples, see [`Problem::warm`]). Figures: ns per
+//! run makes, derived from the footprint ([`steps`]): whole laps of the
+//! cycle, at least [`MIN_STEPS`] loads (so that a launch's few
+//! microseconds are under 1% of the walk even when every load hits L1) and
+//! at least one lap (so that each run touches every slot, and the run
+//! before a timed sample leaves the whole footprint in whichever cache
+//! holds it: the problem is timed warm, with no L2 flush between samples,
+//! see [`Problem::warm`]), then half a lap more, so that the walk ends
+//! halfway round, never at its start. Figures: ns per
 //! access (median / steps) and SM cycles per access (at the SM clock the
 //! samples recorded); no ceiling.
 //!
@@ -42,8 +44,8 @@ use rand::Rng;
 pub const MIN_STEPS: u64 = 1 << 16;
 
 /// The most slots a cycle may have: 2^22 (a 512 MiB footprint at a stride
-/// of 128 B): a lap and a half of 2^22 DRAM loads of about 0.6 µs each
-/// is 4 s a sample.
+/// of 128 B; a larger footprint is walked over its first 2^22 slots): a
+/// lap and a half of 2^22 DRAM loads of about 0.6 µs each is 4 s a sample.
 pub const MAX_SLOTS: u64 = 1 << 22;
 
 /// Its dimensions.
@@ -64,9 +66,14 @@ pub fn layout(shape: &Shape) -> (u64, u64) {
     (words_per_slot, slots)
 }
 
-/// Dependent loads per run of `slots` slots (module documentation).
+/// Dependent loads per run of `slots` slots (module documentation): whole
+/// laps, at least one and at least [`MIN_STEPS`] loads, then half a lap
+/// and one load more, so that the walk ends halfway round the cycle,
+/// never where it started (a kernel that loads nothing, or whole laps
+/// too few, would end at word 0).
 pub fn steps(slots: u64) -> u64 {
-    MIN_STEPS.max(slots + slots / 2)
+    let laps = MIN_STEPS.div_ceil(slots).max(1);
+    laps * slots + slots / 2 + 1
 }
 
 /// `next` of a run: `slots` slots `words_per_slot` words apart, linked into
@@ -270,8 +277,9 @@ mod tests {
     // takes whole strides and words; the figure is a latency, timed warm.
     #[test]
     fn steps_layout_and_kind() {
-        assert_eq!(steps(10), MIN_STEPS);
-        assert_eq!(steps(1 << 20), 3 << 19);
+        assert_eq!(steps(10), 6554 * 10 + 6);
+        assert_eq!(steps(512), MIN_STEPS + 257);
+        assert_eq!(steps(1 << 20), (3 << 19) + 1);
         assert_eq!(layout(&shape(1000, 12)), (3, 83));
         assert_eq!(layout(&shape(64 << 20, 128)), (32, 1 << 19));
         assert_eq!(layout(&shape(4, 4)), (1, 1));
@@ -282,7 +290,7 @@ mod tests {
         assert_eq!(PointerChase.bytes(&instance), 64 << 20);
         assert_eq!(
             PointerChase.scalars_at(&instance),
-            [("steps", Scalar::U32(3 << 18))]
+            [("steps", Scalar::U32((3 << 18) + 1))]
         );
         assert_eq!(PointerChase.reports(), Reports::Latency);
         assert!(PointerChase.warm());

@@ -9,7 +9,7 @@ use super::{CheckOutcome, Shape};
 pub fn edge_shapes() -> Vec<Shape> {
     [(3, 1), (5, 31), (7, 1000), (2, 4099), (1000, 33)]
         .into_iter()
-        .map(|(rows, cols)| Shape { rows, cols })
+        .map(|(rows, cols)| Shape::rows(rows, cols))
         .collect()
 }
 

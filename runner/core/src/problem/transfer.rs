@@ -4,7 +4,7 @@
 //!
 //! ```toml
 //! problem = "transfer"
-//! sizes = ["2^20", "2^26", "2^30"]   # bytes
+//! sizes = ["1MiB", "64MiB", "1GiB"]  # bytes
 //! [transfer]
 //! direction = "h2d"                  # or "d2h"
 //! host = "pinned"                    # or "pageable"
@@ -27,10 +27,14 @@
 //! the book's runs, only the driver's.
 
 use super::draw;
+use crate::dims::Dim;
 use super::reports::{Direction, Reports};
 use super::{BufferSpec, CheckOutcome, Data, HostData, Instance, Prepared, Problem, Shape, output};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+
+/// Its one dimension: the bytes copied (`"2^26"`, `"256MiB"`).
+const DIMS: &[Dim] = &[Dim::bytes("bytes")];
 
 /// Bumped whenever the data or the check change; part of every key.
 pub const VERSION: u32 = 1;
@@ -146,6 +150,10 @@ impl Problem for Transfer {
 
     fn summary(&self) -> &'static str {
         "a copy of n bytes between host and device memory, no kernel, declared by a [transfer] table"
+    }
+
+    fn dims(&self) -> &'static [Dim] {
+        DIMS
     }
 
     fn buffers(&self, _instance: &Instance) -> Vec<BufferSpec> {

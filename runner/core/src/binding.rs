@@ -67,6 +67,10 @@ pub fn kind_of(decl: &Declaration, problem: &dyn Problem, name: &str) -> Option<
     if decl.rows.is_some() && (name == "rows" || name == "cols") {
         return Some(ArgKind::Scalar(ScalarKind::U32));
     }
+    // A dimension of a problem of several is a launch variable (`m`, `k`).
+    if problem.dims().iter().any(|d| d.variable() == name) {
+        return Some(ArgKind::Scalar(ScalarKind::U32));
+    }
     let launch_scalar = |prefix: &str| {
         name.strip_prefix(prefix)
             .and_then(|k| k.parse::<usize>().ok())

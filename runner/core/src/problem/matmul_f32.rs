@@ -325,6 +325,15 @@ impl Problem for MatmulF32 {
     fn check_reads_inputs(&self) -> bool {
         false
     }
+
+    fn max_size(&self) -> (u64, &'static str) {
+        // A size's number is M N K here, not an index: kernels index
+        // elements of A, B and C, each far smaller.
+        (
+            1 << 40,
+            "the float64 reference of the sampled rows and columns grows with M N K (2^40 is over a minute of the measuring machine's cores)",
+        )
+    }
 }
 
 #[cfg(test)]

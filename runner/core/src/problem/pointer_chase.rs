@@ -62,7 +62,10 @@ pub fn shape(footprint: u64, stride: u64) -> Shape {
 /// Words between slots, and slots, of a run.
 pub fn layout(shape: &Shape) -> (u64, u64) {
     let words_per_slot = (shape.dim("stride") / 4).max(1);
-    let slots = (shape.dim("footprint") / (4 * words_per_slot)).clamp(1, MAX_SLOTS);
+    let slots = (shape.dim("footprint") / (4 * words_per_slot))
+        .min(MAX_SLOTS)
+        .min(u64::from(u32::MAX) / words_per_slot)
+        .max(1);
     (words_per_slot, slots)
 }
 
@@ -215,6 +218,15 @@ impl Problem for PointerChase {
 
     fn check_reads_inputs(&self) -> bool {
         false
+    }
+
+    fn max_size(&self) -> (u64, &'static str) {
+        // A size's number is footprint x stride here, not an index: the
+        // walk is bounded by MAX_SLOTS and by 32-bit word indices instead.
+        (
+            u64::MAX,
+            "a footprint past 2^22 slots, or past 2^32 words, is walked over its first slots",
+        )
     }
 }
 

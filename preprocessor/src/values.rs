@@ -281,13 +281,13 @@ impl Ladder {
     }
 }
 
+/// An example of a ladder and its record's size there, or why it has none.
+type Found<'a> = (String, Result<(&'a Record, &'a SizeResult), String>);
+
 /// The rungs of a ladder of `figure` from each example's size: the
 /// figure and its bar (see [`Rung`]); an example whose primary figure is
 /// another is not a rung of it.
-fn rungs(
-    figure: &str,
-    found: Vec<(String, Result<(&Record, &SizeResult), String>)>,
-) -> Vec<Rung> {
+fn rungs(figure: &str, found: Vec<Found<'_>>) -> Vec<Rung> {
     let bar_of = |s: &SizeResult| match figure {
         "gbs" => Some(s.pct_peak),
         "tflops" => s.pct_ceiling,
@@ -387,7 +387,7 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             (Err(reason), _) | (_, Err(reason)) => Value::Unmeasured(reason),
         },
         Directive::Ladder { size, ids } => {
-            let found: Vec<(String, Result<(&Record, &SizeResult), String>)> = ids
+            let found: Vec<Found<'_>> = ids
                 .iter()
                 .map(|id| (id.clone(), results.at(id, *size)))
                 .collect();
@@ -478,10 +478,7 @@ fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<Strin
         return None;
     }
     Some(cuda_measured_core::suggest::message(
-        &format!(
-            "`{id}` ({}) has no figure `{name}`",
-            problem.name()
-        ),
+        &format!("`{id}` ({}) has no figure `{name}`", problem.name()),
         name,
         names.iter().map(String::as_str),
         &format!("its figures are {}", names.join(", ")),
@@ -562,7 +559,9 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
             };
             let what = match (name, peak) {
                 ("fp32_fma", false) => "FP32 FMA ceiling",
-                ("fp32_fma", true) => "FP32 FMA datasheet figure (default SM clock x SMs x 128 lanes x 2 FLOP)",
+                ("fp32_fma", true) => {
+                    "FP32 FMA datasheet figure (default SM clock x SMs x 128 lanes x 2 FLOP)"
+                }
                 ("h2d_pinned", _) => "pinned host-to-device ceiling",
                 _ => "pinned device-to-host ceiling",
             };
@@ -986,7 +985,10 @@ mod tests {
         let results = book.results();
         let n = Size(1 << 28);
         assert_eq!(
-            text_of(evaluate(&measured("fast", Field::Named("elements_per_s"), n), &results)),
+            text_of(evaluate(
+                &measured("fast", Field::Named("elements_per_s"), n),
+                &results
+            )),
             "1.07 T elements/s"
         );
         let Value::Mistake(m) = evaluate(&measured("fast", Field::Named("tflops"), n), &results)
@@ -994,22 +996,40 @@ mod tests {
             panic!("a sum has no tflops")
         };
         assert!(m.contains("`fast` (sum_f32) has no figure `tflops`"), "{m}");
-        assert!(m.contains("pct_ceiling") && m.contains("elements_per_s"), "{m}");
-        let Value::Unmeasured(m) =
-            evaluate(&measured("slow", Field::Named("elements_per_s"), n), &results)
-        else {
+        assert!(
+            m.contains("pct_ceiling") && m.contains("elements_per_s"),
+            "{m}"
+        );
+        let Value::Unmeasured(m) = evaluate(
+            &measured("slow", Field::Named("elements_per_s"), n),
+            &results,
+        ) else {
             panic!("a record without the rate")
         };
-        assert!(m.contains("has no figure `elements_per_s`") && m.contains("it has time, gbs"), "{m}");
+        assert!(
+            m.contains("has no figure `elements_per_s`") && m.contains("it has time, gbs"),
+            "{m}"
+        );
 
-        let mut s = SizeResult::default();
-        s.median_us = 4000.0;
-        s.sm_clock_mhz = 1980.0;
+        let mut s = SizeResult {
+            median_us: 4000.0,
+            sm_clock_mhz: 1980.0,
+            ..SizeResult::default()
+        };
         s.metrics.insert("flop_per_s".into(), 34.36e12);
         s.metrics.insert("accesses_per_s".into(), 1.6384e9);
-        assert_eq!(measured_text(Field::Named("tflops"), &s, "mm").unwrap(), "34.36 TFLOP/s");
-        assert_eq!(measured_text(Field::Named("ns_per_access"), &s, "pc").unwrap(), "0.610 ns");
-        assert_eq!(measured_text(Field::Named("cycles_per_access"), &s, "pc").unwrap(), "1.208 cycles");
+        assert_eq!(
+            measured_text(Field::Named("tflops"), &s, "mm").unwrap(),
+            "34.36 TFLOP/s"
+        );
+        assert_eq!(
+            measured_text(Field::Named("ns_per_access"), &s, "pc").unwrap(),
+            "0.610 ns"
+        );
+        assert_eq!(
+            measured_text(Field::Named("cycles_per_access"), &s, "pc").unwrap(),
+            "1.208 cycles"
+        );
     }
 
     // A word no record has is refused where the directive is read, with

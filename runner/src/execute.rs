@@ -464,9 +464,9 @@ impl SizeRunner<'_> {
         } else {
             measure::Sampling::COLD
         };
-        let samples =
-            t.timer
-                .sample(self.policy, sampling, |s| buffers.reset(s, false), work)?;
+        let samples = t
+            .timer
+            .sample(self.policy, sampling, |s| buffers.reset(s, false), work)?;
         crate::diagnostics::dump_samples(
             &self.example.id,
             shape.cols,

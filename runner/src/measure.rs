@@ -627,7 +627,9 @@ impl Timer {
         Ok(MeasuredCeiling {
             value: flop / (samples.median() * 1e-6) / 1e12,
             unit: reports::FP32_FMA.unit.to_string(),
-            peak: Some(self.default_clock_mhz * 1e6 * f64::from(self.sm_count) * 128.0 * 2.0 / 1e12),
+            peak: Some(
+                self.default_clock_mhz * 1e6 * f64::from(self.sm_count) * 128.0 * 2.0 / 1e12,
+            ),
             sm_clock_mhz: (samples.sm_clock_mhz > 0.0).then_some(samples.sm_clock_mhz),
         })
     }

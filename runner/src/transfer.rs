@@ -15,7 +15,9 @@ use crate::execute::INPUT_SEED;
 use crate::figures;
 use crate::measure::{self, Ceilings, RunError, Sampling, Timer};
 use crate::problem::transfer::{self, HostMemory, TransferSpec};
-use crate::problem::{Data, Direction, Elem, HostData, Instance, Problem, Shape, cache::SharedData};
+use crate::problem::{
+    Data, Direction, Elem, HostData, Instance, Problem, Shape, cache::SharedData,
+};
 use crate::record::{Record, SizeResult, Status};
 use crate::size::Size;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError, PinnedHostSlice};
@@ -123,11 +125,7 @@ impl From<DriverError> for Failure {
     }
 }
 
-fn run_size(
-    c: &Context<'_>,
-    timer: &mut Timer,
-    n: u64,
-) -> Result<(SizeResult, Vec<f64>), Failure> {
+fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, Vec<f64>), Failure> {
     let stream = timer.stream().clone();
     let instance = Instance {
         shape: Shape::flat(n),
@@ -171,8 +169,12 @@ fn run_size(
         };
         let answer = transfer::host_data(&answer);
         let outputs: [(&str, &HostData); 1] = [(transfer::COPY, &answer)];
-        Ok(c.problem
-            .check(&instance, prepared.with_reference(true), &outputs, Data::Timed))
+        Ok(c.problem.check(
+            &instance,
+            prepared.with_reference(true),
+            &outputs,
+            Data::Timed,
+        ))
     };
     let mut verdict = check(&mut host, &mut prepared)?;
     let sampling = match c.spec.host {

@@ -39,9 +39,11 @@ impl Book {
 
     /// Stores `report` where `{{#sanitizer r/tree CHECK 2^28}}` reads it.
     fn store(&self, report: &Report) {
-        let path =
-            self.results_dir
-                .join(sanitizer::relative_path("r/tree", &report.check, report.size()));
+        let path = self.results_dir.join(sanitizer::relative_path(
+            "r/tree",
+            &report.check,
+            report.size(),
+        ));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, serde_json::to_string(report).unwrap()).unwrap();
     }
@@ -174,9 +176,11 @@ fn unknown_ids_sizes_and_misfiled_reports() {
     ));
     let mut other = report(&book.key(), Vec::new());
     other.check = "memcheck".into();
-    let path = book
-        .results_dir
-        .join(sanitizer::relative_path("r/tree", "racecheck", cuda_measured_core::dims::Dims::n(N.0)));
+    let path = book.results_dir.join(sanitizer::relative_path(
+        "r/tree",
+        "racecheck",
+        cuda_measured_core::dims::Dims::n(N.0),
+    ));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, serde_json::to_string(&other).unwrap()).unwrap();
     let misfiled = evaluate("r/tree", "racecheck", N, &book.results());

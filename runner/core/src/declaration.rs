@@ -562,14 +562,25 @@ args = ["partials", "out", "grid0"]
             d.transfer.unwrap().direction,
             crate::problem::Direction::H2d
         );
-        let missing = Declaration::parse("problem = \"transfer\"\nsizes = [\"2^26\"]\n").unwrap_err();
-        assert!(missing.to_string().contains("needs a [transfer] table"), "{missing}");
+        let missing =
+            Declaration::parse("problem = \"transfer\"\nsizes = [\"2^26\"]\n").unwrap_err();
+        assert!(
+            missing.to_string().contains("needs a [transfer] table"),
+            "{missing}"
+        );
         assert_eq!(missing.line(), Some(1));
-        let stray = TWO_PASS.replace("[scratch]", "[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n[scratch]");
+        let stray = TWO_PASS.replace(
+            "[scratch]",
+            "[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n[scratch]",
+        );
         let e = Declaration::parse(&stray).unwrap_err();
-        assert!(e.to_string().contains("belongs to problem = \"transfer\""), "{e}");
+        assert!(
+            e.to_string().contains("belongs to problem = \"transfer\""),
+            "{e}"
+        );
         assert_eq!(e.line(), Some(5));
-        let launched = format!("{ok}[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 1\nargs = [\"n\"]\n");
+        let launched =
+            format!("{ok}[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 1\nargs = [\"n\"]\n");
         let e = Declaration::parse(&launched).unwrap_err();
         assert!(e.to_string().contains("runs no kernel"), "{e}");
         assert_eq!(e.line(), Some(7));

@@ -103,7 +103,12 @@ pub fn value(r: &SizeResult, name: &str) -> Option<f64> {
 pub fn names_of(r: &SizeResult) -> Vec<String> {
     let mut names: Vec<String> = COMMON
         .iter()
-        .chain(&["pct_ceiling", "tflops", "ns_per_access", "cycles_per_access"])
+        .chain(&[
+            "pct_ceiling",
+            "tflops",
+            "ns_per_access",
+            "cycles_per_access",
+        ])
         .map(|s| s.to_string())
         .chain(r.metrics.keys().cloned())
         .filter(|name| value(r, name).is_some())
@@ -298,7 +303,10 @@ mod tests {
             ..SizeResult::default()
         };
         set_kind(&mut r, Reports::Flops(reports::FP32_FMA));
-        assert_eq!((r.figure.as_deref(), r.ceiling.as_deref()), (Some("tflops"), Some("fp32_fma")));
+        assert_eq!(
+            (r.figure.as_deref(), r.ceiling.as_deref()),
+            (Some("tflops"), Some("fp32_fma"))
+        );
         let flop = 2.0 * 4096f64.powi(3);
         derive(&mut r, &[4000.0], false, &reference(&c));
         add_rates(&mut r, &[(FLOP, flop)]);
@@ -347,7 +355,10 @@ mod tests {
             ..SizeResult::default()
         };
         set_kind(&mut r, Reports::HostLink(reports::Direction::H2d));
-        assert_eq!((r.figure.as_deref(), r.ceiling.as_deref()), (None, Some("h2d_pinned")));
+        assert_eq!(
+            (r.figure.as_deref(), r.ceiling.as_deref()),
+            (None, Some("h2d_pinned"))
+        );
         derive(&mut r, &[(1u64 << 30) as f64 / 40e3], false, &reference(&c));
         assert!((r.gbs - 40.0).abs() < 1e-9);
         assert!((r.pct_ceiling.unwrap() - 80.0).abs() < 1e-9);

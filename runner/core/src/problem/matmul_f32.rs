@@ -123,10 +123,12 @@ fn reference_column(a: &[f32], b: &[f32], j: u64, m: u64, n: u64, k: u64) -> (Ve
     (0..m)
         .map(|i| {
             let row = &a[i * k..(i + 1) * k];
-            row.iter().zip(&column).fold((0.0, 0.0), |(c, s), (&aip, &bpj)| {
-                let t = f64::from(aip) * bpj;
-                (c + t, s + t.abs())
-            })
+            row.iter()
+                .zip(&column)
+                .fold((0.0, 0.0), |(c, s), (&aip, &bpj)| {
+                    let t = f64::from(aip) * bpj;
+                    (c + t, s + t.abs())
+                })
         })
         .unzip()
 }
@@ -147,13 +149,16 @@ fn reference(a: &[f32], b: &[f32], (m, n, k): (u64, u64, u64), data: Data) -> Ve
         Data::Timed => {
             let rows = sampled(m);
             let cols = sampled(n);
-            let mut out = Vec::with_capacity(2 * (rows.len() * n as usize + cols.len() * m as usize));
-            for part in draw::map_rows(rows.len() as u64, |r| pairs(reference_row(a, b, rows[r], n, k))) {
+            let mut out =
+                Vec::with_capacity(2 * (rows.len() * n as usize + cols.len() * m as usize));
+            for part in draw::map_rows(rows.len() as u64, |r| {
+                pairs(reference_row(a, b, rows[r], n, k))
+            }) {
                 out.extend(part);
             }
-            for part in
-                draw::map_rows(cols.len() as u64, |c| pairs(reference_column(a, b, cols[c], m, n, k)))
-            {
+            for part in draw::map_rows(cols.len() as u64, |c| {
+                pairs(reference_column(a, b, cols[c], m, n, k))
+            }) {
                 out.extend(part);
             }
             out
@@ -379,7 +384,13 @@ mod tests {
         for (band, r) in rows.iter().enumerate() {
             assert_eq!(r / BAND, band as u64);
         }
-        assert!(rows.iter().map(|r| r % BAND).collect::<std::collections::BTreeSet<_>>().len() > 8);
+        assert!(
+            rows.iter()
+                .map(|r| r % BAND)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+                > 8
+        );
         assert_eq!(sampled(33), vec![3, 32]);
         assert_eq!(sampled(1), vec![0]);
     }
@@ -408,8 +419,14 @@ mod tests {
                     moved[i * n as usize + j] = good[i * n as usize + from];
                 }
             }
-            assert!(!judge(&instance, &prepared, nan, Data::Timed).pass, "NaN tile at {ti},{tj}");
-            assert!(!judge(&instance, &prepared, moved, Data::Timed).pass, "moved tile at {ti},{tj}");
+            assert!(
+                !judge(&instance, &prepared, nan, Data::Timed).pass,
+                "NaN tile at {ti},{tj}"
+            );
+            assert!(
+                !judge(&instance, &prepared, moved, Data::Timed).pass,
+                "moved tile at {ti},{tj}"
+            );
         }
 
         let a = prepared.input("a").unwrap().as_f32().unwrap();
@@ -418,14 +435,19 @@ mod tests {
         let mut dropped = good.clone();
         dropped[row * n as usize + 5] -= a[row * k as usize + 7] * b[7 * n as usize + 5];
         let bad = judge(&instance, &prepared, dropped, Data::Timed);
-        assert!(!bad.pass && bad.detail.contains(&format!("C[{row}][5]")), "{}", bad.detail);
+        assert!(
+            !bad.pass && bad.detail.contains(&format!("C[{row}][5]")),
+            "{}",
+            bad.detail
+        );
 
         let tf32 = |x: f32| f32::from_bits(x.to_bits() & 0xffff_e000);
         let mut rounded = vec![0.0f32; (m * n) as usize];
         for i in 0..m as usize {
             for p in 0..k as usize {
                 for j in 0..n as usize {
-                    rounded[i * n as usize + j] += tf32(a[i * k as usize + p]) * tf32(b[p * n as usize + j]);
+                    rounded[i * n as usize + j] +=
+                        tf32(a[i * k as usize + p]) * tf32(b[p * n as usize + j]);
                 }
             }
         }
@@ -445,7 +467,11 @@ mod tests {
         let mut off = good.clone();
         off[(20 * n + 16) as usize] += 1.0;
         let bad = judge(&instance, &prepared, off, Data::Exact);
-        assert!(!bad.pass && bad.detail.contains("C[20][16]"), "{}", bad.detail);
+        assert!(
+            !bad.pass && bad.detail.contains("C[20][16]"),
+            "{}",
+            bad.detail
+        );
 
         let (instance, prepared) = run(17, 17, 9, Data::Exact);
         let c = product(&prepared, 17, 17, 9);
@@ -469,8 +495,14 @@ mod tests {
             shape: shape(4096, 2048, 1024),
             dtype: Elem::F32,
         };
-        assert_eq!(MatmulF32.work(&instance), vec![("flop", 2.0 * 4096.0 * 2048.0 * 1024.0)]);
-        assert_eq!(MatmulF32.bytes(&instance), 4 * (4096 * 1024 + 1024 * 2048 + 4096 * 2048));
+        assert_eq!(
+            MatmulF32.work(&instance),
+            vec![("flop", 2.0 * 4096.0 * 2048.0 * 1024.0)]
+        );
+        assert_eq!(
+            MatmulF32.bytes(&instance),
+            4 * (4096 * 1024 + 1024 * 2048 + 4096 * 2048)
+        );
         for s in MatmulF32.edge_shapes() {
             let (m, n, k) = mnk(&s);
             assert!(m % 32 != 0 || n % 32 != 0 || k % 32 != 0);

@@ -167,7 +167,9 @@ impl Problem for PointerChase {
     ) -> CheckOutcome {
         let want = prepared.reference[0];
         let (_, slots) = layout(&instance.shape);
-        let got = output(outputs, "out").filter(|o| !o.is_empty()).map(|o| o.get(0));
+        let got = output(outputs, "out")
+            .filter(|o| !o.is_empty())
+            .map(|o| o.get(0));
         let pass = got == Some(want);
         let detail = match got {
             None => "no output `out`".to_string(),
@@ -243,7 +245,11 @@ mod tests {
         let HostData::I32(next) = prepared.input("next").unwrap().clone() else {
             unreachable!()
         };
-        (instance, prepared, next.into_iter().map(|w| w as u32).collect())
+        (
+            instance,
+            prepared,
+            next.into_iter().map(|w| w as u32).collect(),
+        )
     }
 
     fn judge(instance: &Instance, prepared: &Prepared, out: u32) -> CheckOutcome {
@@ -266,7 +272,11 @@ mod tests {
         }
         assert_eq!(i, 0, "back at the start after exactly `slots` loads");
         assert_eq!(seen.len() as u64, slots);
-        assert!(next.iter().enumerate().all(|(k, &v)| k as u64 % w == 0 || v == 0));
+        assert!(
+            next.iter()
+                .enumerate()
+                .all(|(k, &v)| (k as u64).is_multiple_of(w) || v == 0)
+        );
         assert_ne!(cycle(w, slots, 9), cycle(w, slots, 10));
     }
 
@@ -280,9 +290,17 @@ mod tests {
         assert!(judge(&instance, &prepared, walk(&next, n)).pass);
         for wrong in [walk(&next, n - 1), walk(&next, n + 1), 0] {
             let bad = judge(&instance, &prepared, wrong);
-            assert!(!bad.pass && bad.detail.contains("expected word"), "{}", bad.detail);
+            assert!(
+                !bad.pass && bad.detail.contains("expected word"),
+                "{}",
+                bad.detail
+            );
         }
-        assert!(!PointerChase.check(&instance, &prepared, &[], Data::Timed).pass);
+        assert!(
+            !PointerChase
+                .check(&instance, &prepared, &[], Data::Timed)
+                .pass
+        );
     }
 
     // Steps: at least MIN_STEPS, at least a lap and a half; the layout

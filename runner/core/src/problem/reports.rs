@@ -167,7 +167,10 @@ mod tests {
     #[test]
     fn existing_problems_keep_their_fields() {
         assert_eq!(Reports::Bandwidth(Bound::Read).ceiling_field(), None);
-        assert_eq!(Reports::Bandwidth(Bound::Copy).ceiling_field(), Some("copy"));
+        assert_eq!(
+            Reports::Bandwidth(Bound::Copy).ceiling_field(),
+            Some("copy")
+        );
         assert_eq!(Reports::Bandwidth(Bound::Copy).figure_field(), None);
         assert_eq!(Reports::Flops(FP32_FMA).figure_field(), Some("tflops"));
         assert_eq!(Reports::Flops(FP32_FMA).ceiling_field(), Some("fp32_fma"));

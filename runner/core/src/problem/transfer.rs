@@ -27,9 +27,9 @@
 //! the book's runs, only the driver's.
 
 use super::draw;
-use crate::dims::Dim;
 use super::reports::{Direction, Reports};
 use super::{BufferSpec, CheckOutcome, Data, HostData, Instance, Prepared, Problem, Shape, output};
+use crate::dims::Dim;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -268,14 +268,22 @@ mod tests {
         let mut flipped = source.clone();
         flipped.as_bytes_mut()[1000] ^= 1;
         let bad = p.check(&instance, &prepared, &[(COPY, &flipped)], Data::Timed);
-        assert!(!bad.pass && bad.detail.contains("byte 1000"), "{}", bad.detail);
+        assert!(
+            !bad.pass && bad.detail.contains("byte 1000"),
+            "{}",
+            bad.detail
+        );
 
         let HostData::I32(words) = &source else {
             unreachable!()
         };
         let short = HostData::I32(words[..100].to_vec());
         let cut = p.check(&instance, &prepared, &[(COPY, &short)], Data::Timed);
-        assert!(!cut.pass && cut.detail.contains("400 of 1001"), "{}", cut.detail);
+        assert!(
+            !cut.pass && cut.detail.contains("400 of 1001"),
+            "{}",
+            cut.detail
+        );
 
         assert!(!p.check(&instance, &prepared, &[], Data::Timed).pass);
     }
@@ -295,7 +303,8 @@ mod tests {
     // the problem reports the host link of its direction.
     #[test]
     fn the_table_names_direction_and_host_memory() {
-        let spec: TransferSpec = toml::from_str("direction = \"d2h\"\nhost = \"pageable\"").unwrap();
+        let spec: TransferSpec =
+            toml::from_str("direction = \"d2h\"\nhost = \"pageable\"").unwrap();
         assert_eq!(spec.direction, Direction::D2h);
         assert_eq!(spec.host, HostMemory::Pageable);
         assert!(toml::from_str::<TransferSpec>("direction = \"h2d\"\nhots = \"pinned\"").is_err());

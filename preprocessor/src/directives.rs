@@ -68,11 +68,17 @@ pub enum Field {
     Samples,
     /// Error against the reference.
     Error,
+    /// Another figure of the size, by the name
+    /// `cuda_measured_core::figures::value` takes: `tflops`,
+    /// `ns_per_access`, `cycles_per_access`, a rate such as
+    /// `elements_per_s`. Which of them a record has depends on its
+    /// problem, so an example is held to its own at evaluation.
+    Named(&'static str),
 }
 
 impl Field {
-    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error";
-    const WORDS: [&'static str; 8] = [
+    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s";
+    const WORDS: [&'static str; 15] = [
         "time",
         "gbs",
         "pct_peak",
@@ -81,6 +87,13 @@ impl Field {
         "spread",
         "samples",
         "error",
+        "tflops",
+        "ns_per_access",
+        "cycles_per_access",
+        "elements_per_s",
+        "rows_per_s",
+        "flop_per_s",
+        "accesses_per_s",
     ];
 
     fn parse(word: &str) -> Option<Self> {
@@ -93,8 +106,23 @@ impl Field {
             "spread" => Field::Spread,
             "samples" => Field::Samples,
             "error" => Field::Error,
-            _ => return None,
+            other => Field::Named(Self::WORDS[8..].iter().find(|w| **w == other)?),
         })
+    }
+
+    /// The figure's name, as `cuda_measured_core::figures::value` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Time => "time",
+            Field::Gbs => "gbs",
+            Field::PctPeak => "pct_peak",
+            Field::PctCeiling => "pct_ceiling",
+            Field::Hot => "hot",
+            Field::Spread => "spread",
+            Field::Samples => "samples",
+            Field::Error => "error",
+            Field::Named(name) => name,
+        }
     }
 }
 
@@ -107,18 +135,31 @@ pub enum CeilingField {
     Copy,
     /// Cold time of an empty kernel (the launch floor).
     Floor,
+    /// A named ceiling measured for the example's problem (`fp32_fma`,
+    /// `h2d_pinned`, `d2h_pinned`), or with `_peak` the datasheet figure
+    /// it compares with (`fp32_fma_peak`).
+    Named(&'static str),
 }
 
 impl CeilingField {
-    const NAMES: &'static str = "read, copy or floor";
-    const WORDS: [&'static str; 3] = ["read", "copy", "floor"];
+    const NAMES: &'static str =
+        "read, copy, floor, fp32_fma, fp32_fma_peak, h2d_pinned or d2h_pinned";
+    const WORDS: [&'static str; 7] = [
+        "read",
+        "copy",
+        "floor",
+        "fp32_fma",
+        "fp32_fma_peak",
+        "h2d_pinned",
+        "d2h_pinned",
+    ];
 
     fn parse(word: &str) -> Option<Self> {
         Some(match word {
             "read" => CeilingField::Read,
             "copy" => CeilingField::Copy,
             "floor" => CeilingField::Floor,
-            _ => return None,
+            other => CeilingField::Named(Self::WORDS[3..].iter().find(|w| **w == other)?),
         })
     }
 }
@@ -424,7 +465,7 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
         }),
         ("ceiling", _) => Err(usage(
             "ceiling ID FIELD",
-            "FIELD is read, copy or floor, e.g. {{#ceiling reductions/stride read}}",
+            "FIELD is read, copy, floor or a named ceiling (fp32_fma, fp32_fma_peak, h2d_pinned, d2h_pinned), e.g. {{#ceiling reductions/stride read}}",
         )),
         ("profile", [id, metric, n]) => Ok(Directive::Profile {
             id: id.to_string(),
@@ -851,7 +892,7 @@ mod tests {
             ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
             (
                 "{{#measured a velocity 2^20}}",
-                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error",
+                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate",
             ),
             ("{{#measured a time 2^x}}", "\"2^20\""),
             (
@@ -864,7 +905,7 @@ mod tests {
             ("{{#gpu x}}", "no arguments"),
             ("{{#gpus}}", "unknown directive"),
             ("{{#ceiling a}}", "{{#ceiling ID FIELD}}"),
-            ("{{#ceiling a write}}", "read, copy or floor"),
+            ("{{#ceiling a write}}", "read, copy, floor, fp32_fma"),
             ("{{#ceilings a read}}", "unknown directive"),
             ("{{#peers}}", "{{#peers PROBLEM}}"),
             ("{{#peers a b}}", "{{#peers PROBLEM}}"),
@@ -966,7 +1007,7 @@ mod tests {
             ),
             (
                 "{{#measured a bandwidth 2^20}}",
-                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples or error",
+                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
             ),
             (
                 "{{#ceiling a flor}}",

@@ -82,6 +82,53 @@ pub fn rate(name: &str, per_s: f64) -> String {
     format!("{scaled:.digits$} {prefix} {unit}/s").replace("  ", " ")
 }
 
+/// A rate in TFLOP/s: `51.3 TFLOP/s`, `0.812 TFLOP/s`.
+pub fn tflops(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a TFLOP/s".into();
+    }
+    format!("{} TFLOP/s", significant(v))
+}
+
+/// A time per access in nanoseconds: `612.3 ns`, `32.10 ns`.
+pub fn ns(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a ns".into();
+    }
+    format!("{} ns", significant(v))
+}
+
+/// A count of SM cycles: `1183 cycles`, `33.2 cycles`.
+pub fn cycles(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a cycles".into();
+    }
+    if v.abs() >= 999.5 {
+        format!("{v:.0} cycles")
+    } else {
+        format!("{} cycles", significant(v))
+    }
+}
+
+/// Any figure of a size by its name (`cuda_measured_core::figures::value`
+/// gives the number), read as its kind reads: `tflops`, `ns_per_access`,
+/// `cycles_per_access`, `gbs`, percentages, times, rates of `metrics`.
+pub fn named(name: &str, v: f64) -> String {
+    match name {
+        "time" => time_us(v),
+        "hot" => format!("{} (hot)", time_us(v)),
+        "gbs" => gbs(v),
+        "pct_peak" | "pct_ceiling" => percent(v),
+        "spread" => spread(v),
+        "samples" => format!("{v:.0}"),
+        "error" => error(v),
+        "tflops" => tflops(v),
+        "ns_per_access" => ns(v),
+        "cycles_per_access" => cycles(v),
+        other => rate(other, v),
+    }
+}
+
 /// A bandwidth's number alone, for table cells under a `GB/s` heading.
 pub fn gbs_number(v: f64) -> String {
     if !v.is_finite() {

@@ -223,7 +223,8 @@ fn key_figure(outcome: &Outcome, file: &str) -> (String, Option<String>) {
     }
 }
 
-/// A passing record's largest timed size (median and GB/s), or a failing
+/// A passing record's largest timed size (median and its primary figure:
+/// GB/s, TFLOP/s or ns per access), or a failing
 /// one's status and the first words of its message.
 fn record_figure(r: &Record) -> (String, Option<String>) {
     if r.status != Status::Pass {
@@ -246,12 +247,23 @@ fn record_figure(r: &Record) -> (String, Option<String>) {
             format!(
                 "{} · {} at {}",
                 figures::time_us(s.median_us),
-                figures::gbs(s.gbs),
+                primary_figure(s),
                 s.size().words()
             ),
             None,
         ),
         None => ("—".into(), None),
+    }
+}
+
+/// A size's primary figure with its unit (`4275 GB/s`, `51.2 TFLOP/s`,
+/// `612.3 ns` per access).
+pub fn primary_figure(s: &cuda_measured_core::record::SizeResult) -> String {
+    let name = cuda_measured_core::figures::primary(s);
+    match cuda_measured_core::figures::value(s, name) {
+        Some(v) if name == "ns_per_access" => format!("{} per access", figures::named(name, v)),
+        Some(v) => figures::named(name, v),
+        None => format!("no {name}"),
     }
 }
 

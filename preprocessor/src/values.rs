@@ -12,6 +12,7 @@ use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use cuda_measured_core::dims::{Dims, Written};
 use cuda_measured_core::example::Example;
+use cuda_measured_core::figures as core_figures;
 use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 #[cfg(test)]
@@ -216,6 +217,9 @@ pub struct Ladder {
     pub size: Dims,
     /// GPU name and datasheet peak, from the first measured rung.
     pub gpu: Option<(String, f64)>,
+    /// The figure charted: the primary figure of the first measured rung
+    /// (`gbs`, `tflops`, `ns_per_access`).
+    pub figure: String,
     /// One rung per example, in the order written.
     pub rungs: Vec<Rung>,
 }
@@ -225,8 +229,76 @@ pub struct Ladder {
 pub struct Rung {
     /// Example id.
     pub id: String,
-    /// Bandwidth, percent of peak and status, or why there are none.
+    /// The figure, the bar's length in percent and the status, or why
+    /// there are none. A bar is the percentage of the datasheet peak for
+    /// `gbs` (as ladders always were), of the measured ceiling for a
+    /// figure held to one (`tflops`), and of the longest rung otherwise.
     pub figure: Result<(f64, f64, Status), String>,
+}
+
+impl Ladder {
+    /// The chart's heading before ` at N = SIZE`: `GB/s`, `TFLOP/s`,
+    /// `ns per access`.
+    pub fn what(&self) -> &'static str {
+        match self.figure.as_str() {
+            "tflops" => "TFLOP/s",
+            "ns_per_access" => "ns per access",
+            _ => "GB/s",
+        }
+    }
+
+    /// What the bars are a percentage of, after `bars in % of `.
+    pub fn bars_of(&self) -> Option<String> {
+        match self.figure.as_str() {
+            "gbs" => self
+                .gpu
+                .as_ref()
+                .map(|(_, peak)| format!("its {} peak", figures::gbs(*peak))),
+            "tflops" => Some("the FP32 FMA ceiling measured with each".into()),
+            _ => Some("the longest".into()),
+        }
+    }
+}
+
+/// An example of a ladder and its record's size there, or why it has none.
+type Found<'a> = (String, Result<(&'a Record, &'a SizeResult), String>);
+
+/// The rungs of a ladder of `figure` from each example's size: the
+/// figure and its bar (see [`Rung`]); an example whose primary figure is
+/// another is not a rung of it.
+fn rungs(figure: &str, found: Vec<Found<'_>>) -> Vec<Rung> {
+    let bar_of = |s: &SizeResult| match figure {
+        "gbs" => Some(s.pct_peak),
+        "tflops" => s.pct_ceiling,
+        _ => None,
+    };
+    let longest = found
+        .iter()
+        .filter_map(|(_, f)| f.as_ref().ok())
+        .filter_map(|(_, s)| core_figures::value(s, figure))
+        .fold(0.0, f64::max);
+    found
+        .into_iter()
+        .map(|(id, f)| {
+            let figure = f.and_then(|(r, s)| {
+                if core_figures::primary(s) != figure {
+                    return Err(format!(
+                        "`{id}` reports {}, not {figure} as the ladder's first example does",
+                        core_figures::primary(s)
+                    ));
+                }
+                let v = core_figures::value(s, figure)
+                    .ok_or_else(|| format!("`{id}` has no {figure} at N = {}", s.n))?;
+                let bar = bar_of(s).unwrap_or(if longest > 0.0 {
+                    100.0 * v / longest
+                } else {
+                    0.0
+                });
+                Ok((v, bar, r.status))
+            });
+            Rung { id, figure }
+        })
+        .collect()
 }
 
 impl Value {
@@ -263,6 +335,9 @@ fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
 pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
     match directive {
         Directive::Measured { id, field, size } => {
+            if let Some(mistake) = figure_mistake(id, *field, results) {
+                return Value::Mistake(mistake);
+            }
             let size = match results.size_of(id, size) {
                 Ok(size) => size,
                 Err(mistake) => return Value::Mistake(mistake),
@@ -302,24 +377,25 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                 Ok(size) => size,
                 Err(mistake) => return Value::Mistake(mistake),
             };
-            let rungs: Vec<Rung> = ids
+            let found: Vec<Found<'_>> = ids
                 .iter()
-                .map(|id| Rung {
-                    id: id.clone(),
-                    figure: results
-                        .at_written(id, size)
-                        .map(|(r, s)| (s.gbs, s.pct_peak, r.status)),
-                })
+                .map(|id| (id.clone(), results.at_written(id, size)))
                 .collect();
-            let gpu = ids
+            let figure = found
                 .iter()
-                .filter_map(|id| results.at_written(id, size).ok())
+                .find_map(|(_, f)| f.as_ref().ok())
+                .map_or("gbs", |(_, s)| core_figures::primary(s))
+                .to_string();
+            let gpu = found
+                .iter()
+                .filter_map(|(_, f)| f.as_ref().ok())
                 .find_map(|(r, _)| r.gpu.as_ref())
                 .map(|g| (g.name.clone(), g.peak_gbs));
             Value::Ladder(Ladder {
                 size: shown,
                 gpu,
-                rungs,
+                rungs: rungs(&figure, found),
+                figure,
             })
         }
         Directive::Ceiling { id, field } => ceiling(id, *field, results),
@@ -386,10 +462,40 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
     }
 }
 
+/// Why `{{#measured ID FIELD ...}}` can never have its figure: the
+/// example's problem does not report FIELD (a `tflops` of a sum), named
+/// with the figure meant among those it reports. `None` when it does, or
+/// when the book has no such example (said where the record is looked up).
+fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<String> {
+    let (example, _) = results.example(id)?;
+    let problem = cuda_measured_core::problem::resolve(&example.declaration)?;
+    let names = core_figures::names_of_problem(&*problem);
+    let name = field.name();
+    if names.iter().any(|n| n == name) {
+        return None;
+    }
+    Some(cuda_measured_core::suggest::message(
+        &format!("`{id}` ({}) has no figure `{name}`", problem.name()),
+        name,
+        names.iter().map(String::as_str),
+        &format!("its figures are {}", names.join(", ")),
+    ))
+}
+
 /// The text of one `{{#measured}}` figure, or why the record lacks it.
 fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, String> {
     let lacks = |what: &str| format!("`{id}` has no {what} at {}", s.size().words());
     Ok(match field {
+        Field::Named(name) => figures::named(
+            name,
+            core_figures::value(s, name).ok_or_else(|| {
+                format!(
+                    "{}; it has {}",
+                    lacks(&format!("figure `{name}`")),
+                    core_figures::names_of(s).join(", ")
+                )
+            })?,
+        ),
         Field::Time => figures::time_us(s.median_us),
         Field::Gbs => figures::gbs(s.gbs),
         Field::PctPeak => figures::percent(s.pct_peak),
@@ -422,6 +528,42 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
         CeilingField::Read => ("read ceiling", figures::gbs(c.read_gbs)),
         CeilingField::Copy => ("copy ceiling", figures::gbs(c.copy_gbs)),
         CeilingField::Floor => ("launch floor", figures::time_us(c.launch_floor_us)),
+        CeilingField::Named(word) => {
+            let (name, peak) = match word.strip_suffix("_peak") {
+                Some(name) => (name, true),
+                None => (word, false),
+            };
+            let Some(m) = c.named(name) else {
+                return Value::Unmeasured(format!(
+                    "`{id}`'s record has no {name} ceiling: it is measured only for an example whose problem is held to it"
+                ));
+            };
+            let value = if peak {
+                match m.peak {
+                    Some(p) => p,
+                    None => {
+                        return Value::Unmeasured(format!(
+                            "`{id}`'s {name} ceiling has no datasheet figure beside it"
+                        ));
+                    }
+                }
+            } else {
+                m.value
+            };
+            let text = match m.unit.as_str() {
+                "TFLOP/s" => figures::tflops(value),
+                _ => figures::gbs(value),
+            };
+            let what = match (name, peak) {
+                ("fp32_fma", false) => "FP32 FMA ceiling",
+                ("fp32_fma", true) => {
+                    "FP32 FMA datasheet figure (default SM clock x SMs x 128 lanes x 2 FLOP)"
+                }
+                ("h2d_pinned", _) => "pinned host-to-device ceiling",
+                _ => "pinned device-to-host ceiling",
+            };
+            (what, text)
+        }
     };
     let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
     Value::Figure {
@@ -734,6 +876,7 @@ mod tests {
                 copy_gbs: 3936.5,
                 launch_floor_us: 2.784,
                 buffer_bytes: 1 << 30,
+                named: Default::default(),
             });
             let mut slow = plain.clone();
             slow.sizes[0].median_us *= 2.0;
@@ -851,6 +994,80 @@ mod tests {
         assert!(
             unmeasured(&profile("smsp__inst_executed.sum", 1 << 28)).contains("did not collect")
         );
+    }
+
+    // Any figure a record has is addressed by name with its unit (a rate
+    // of `metrics`, TFLOP/s, ns and cycles per access); one the example's
+    // problem does not report is a mistake in every build, naming the
+    // figure meant among the problem's, and one its record lacks says
+    // which it has.
+    #[test]
+    fn figures_beyond_bandwidth_by_name() {
+        let mut book = Book::new();
+        if let Outcome::Fresh(r) = &mut book.outcomes[0] {
+            r.sizes[0].metrics.insert("elements_per_s".into(), 1.07e12);
+        }
+        let results = book.results();
+        let n = Size(1 << 28);
+        assert_eq!(
+            text_of(evaluate(
+                &measured("fast", Field::Named("elements_per_s"), n),
+                &results
+            )),
+            "1.07 T elements/s"
+        );
+        let Value::Mistake(m) = evaluate(&measured("fast", Field::Named("tflops"), n), &results)
+        else {
+            panic!("a sum has no tflops")
+        };
+        assert!(m.contains("`fast` (sum_f32) has no figure `tflops`"), "{m}");
+        assert!(
+            m.contains("pct_ceiling") && m.contains("elements_per_s"),
+            "{m}"
+        );
+        let Value::Unmeasured(m) = evaluate(
+            &measured("slow", Field::Named("elements_per_s"), n),
+            &results,
+        ) else {
+            panic!("a record without the rate")
+        };
+        assert!(
+            m.contains("has no figure `elements_per_s`") && m.contains("it has time, gbs"),
+            "{m}"
+        );
+
+        let mut s = SizeResult {
+            median_us: 4000.0,
+            sm_clock_mhz: 1980.0,
+            ..SizeResult::default()
+        };
+        s.metrics.insert("flop_per_s".into(), 34.36e12);
+        s.metrics.insert("accesses_per_s".into(), 1.6384e9);
+        assert_eq!(
+            measured_text(Field::Named("tflops"), &s, "mm").unwrap(),
+            "34.36 TFLOP/s"
+        );
+        assert_eq!(
+            measured_text(Field::Named("ns_per_access"), &s, "pc").unwrap(),
+            "0.610 ns"
+        );
+        assert_eq!(
+            measured_text(Field::Named("cycles_per_access"), &s, "pc").unwrap(),
+            "1.208 cycles"
+        );
+    }
+
+    // A word no record has is refused where the directive is read, with
+    // the one meant.
+    #[test]
+    fn unknown_figures_name_the_one_meant() {
+        let err = crate::directives::parse("measured", &["a", "tflop", "2^20"]).unwrap_err();
+        assert!(err.contains("did you mean `tflops`"), "{err}");
+        let err = crate::directives::parse("measured", &["a", "ns_per_acess", "2^20"]).unwrap_err();
+        assert!(err.contains("did you mean `ns_per_access`"), "{err}");
+        assert!(crate::directives::parse("ceiling", &["a", "fp32_fma"]).is_ok());
+        let err = crate::directives::parse("ceiling", &["a", "fp32_fmaa"]).unwrap_err();
+        assert!(err.contains("did you mean `fp32_fma`"), "{err}");
     }
 
     fn text_of(value: Value) -> String {

@@ -14,7 +14,7 @@ use crate::limits::{self, DeviceLimits, KernelNeeds};
 use crate::measure::{self, Ceilings, RunError, SharedPoison, Timer};
 use crate::pool::Measured;
 use crate::problem::{
-    self, Bound, BufferRole, Data, Elem, HostData, OutputInit, Problem, Scalar, Shape,
+    self, Bound, BufferRole, Data, Elem, HostData, OutputInit, Problem, Reports, Scalar, Shape,
     cache::SharedData,
 };
 use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
@@ -191,8 +191,49 @@ fn run_into(
             format!("measuring the ceilings failed: {e:#}"),
         )
     })?;
+    let mut ceilings = ceilings;
+    if let Some(named) = problem.reports().named_ceiling() {
+        let measured = problem::cache::once_per_session(
+            data_dir.as_deref(),
+            &format!("ceiling-{}-{gpu_tag}", named.name),
+            || timer.named_ceiling(named, policy),
+        )
+        .map_err(|e| {
+            Stop::new(
+                Status::Fault,
+                format!("measuring the {} ceiling failed: {e:#}", named.name),
+            )
+        })?;
+        ceilings.named.insert(named.name.to_string(), measured);
+    }
     record.ceilings = Some(ceilings.clone());
     cost.ceilings_s = lap();
+    if let Some(spec) = decl.transfer {
+        let outcome = crate::transfer::run_sizes(
+            &crate::transfer::Context {
+                ctx: &ctx,
+                example,
+                problem: &*problem,
+                spec,
+                policy,
+                process,
+                data_dir: data_dir.as_deref(),
+                peak_gbs: facts.peak_gbs,
+                l2_bytes: facts.l2_bytes,
+                ceilings: &ceilings,
+            },
+            &mut timer,
+            record,
+            samples_us,
+        );
+        cost.timing_s = lap();
+        return outcome.map_err(|e| match e {
+            RunError::Launch(err) => {
+                Stop::new(Status::LaunchError, format!("the copy was refused: {err}"))
+            }
+            RunError::Fault(err) => Stop::new(Status::Fault, format!("the copy failed: {err}")),
+        });
+    }
 
     let mut runner = SizeRunner {
         ctx: &ctx,
@@ -426,8 +467,14 @@ impl SizeRunner<'_> {
                 figures: None,
             });
         };
-        let samples = t.timer.cold(
+        let sampling = if self.problem.warm() {
+            measure::Sampling::WARM
+        } else {
+            measure::Sampling::COLD
+        };
+        let samples = t.timer.sample(
             self.policy,
+            sampling,
             |s| {
                 buffers.reset(s, false)?;
                 setup(s)
@@ -466,7 +513,7 @@ impl SizeRunner<'_> {
             n: Size(shape.cols),
             rows: (shape.dims.is_none() && plan.scalars.contains_key("rows")).then_some(shape.rows),
             dims: shape.dims,
-            ceiling: (self.problem.bound() == Bound::Copy).then(|| Bound::Copy.name().to_string()),
+            warm: self.problem.warm(),
             bytes: plan
                 .bytes
                 .unwrap_or_else(|| self.problem.bytes(&plan.instance)),
@@ -479,7 +526,8 @@ impl SizeRunner<'_> {
             pass: check.pass,
             ..SizeResult::default()
         };
-        if self.problem.bound() == Bound::Copy {
+        figures::set_kind(&mut figures, self.problem.reports());
+        if self.problem.reports() == Reports::Bandwidth(Bound::Copy) {
             let bytes = figures.bytes;
             let copy_us = problem::cache::once_per_session(
                 self.data_dir.as_deref(),
@@ -500,6 +548,7 @@ impl SizeRunner<'_> {
         };
         figures::derive(&mut figures, &samples.times_us, samples.noisy, &reference);
         figures::add_rates(&mut figures, &self.problem.work(&plan.instance));
+        figures::hold_to_ceiling(&mut figures, t.ceilings);
         Ok(Outcome {
             check,
             figures: Some((figures, samples.times_us)),

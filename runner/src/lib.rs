@@ -16,6 +16,7 @@ pub mod execute;
 pub mod listing;
 pub mod measure;
 pub mod sanitize;
+pub mod transfer;
 pub mod upload;
 
 pub use cuda_measured_core::{

@@ -14,8 +14,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use cuda_measured_core::method::{
-    Ceilings, POLICY, Policy, Samples, median, rel_stdev, stop_after,
+    Ceilings, MeasuredCeiling, POLICY, Policy, Samples, median, rel_stdev, stop_after,
 };
+use cuda_measured_core::problem::reports::{self, Direction};
 
 /// Why a timed run failed.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +66,7 @@ pub struct Timer {
     empty: CudaFunction,
     read: CudaFunction,
     copy: CudaFunction,
+    fma: CudaFunction,
     poison: SharedPoison,
     digest: crate::digest::AnswerDigest,
     flush: CudaSlice<u8>,
@@ -158,6 +160,48 @@ pub fn support_cubin(arch: &str, data_dir: Option<&std::path::Path>) -> anyhow::
 /// The blocking kernel gives up after this long (the host queues far faster).
 const BLOCKER_TIMEOUT_NS: u64 = 2_000_000_000;
 
+/// How each sample of [`Timer::sample`] is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampling {
+    /// Flush L2 before each sample.
+    pub flush: bool,
+    /// Hold the stream with the blocking kernel while the work is queued,
+    /// so that host launch latency stays out of the timed interval.
+    pub blocked: bool,
+}
+
+impl Sampling {
+    /// The method's default: L2 flushed, stream blocked.
+    pub const COLD: Sampling = Sampling {
+        flush: true,
+        blocked: true,
+    };
+    /// No flush: the run before (or the warm-up run) left the data where
+    /// the caches keep it.
+    pub const WARM: Sampling = Sampling {
+        flush: false,
+        blocked: true,
+    };
+    /// Flushed, not blocked: for work the driver may wait on inside the
+    /// queueing call.
+    pub const UNBLOCKED: Sampling = Sampling {
+        flush: true,
+        blocked: false,
+    };
+}
+
+/// Independent FMA chains per thread of `cm_fma` (its `CM_FMA_CHAINS`).
+const FMA_CHAINS: u64 = 8;
+/// Threads per block of `cm_fma`.
+const FMA_BLOCK: u32 = 256;
+/// Blocks per SM of `cm_fma`: 8 x 256 threads, 64 warps, the most an SM
+/// of compute capability 9.0 holds.
+const FMA_BLOCKS_PER_SM: u32 = 8;
+/// Iterations of `cm_fma`'s loop: about a millisecond on an H200.
+const FMA_ITERATIONS: u32 = 1 << 14;
+/// Bytes each host-link ceiling copies.
+pub const HOST_LINK_BYTES: usize = 256 << 20;
+
 impl Timer {
     /// Compiles the support kernels for `arch` (once per session when
     /// `data_dir` is the session's shared folder: the first process
@@ -200,6 +244,7 @@ impl Timer {
             empty: module.load_function("cm_empty")?,
             read: module.load_function("cm_read")?,
             copy: module.load_function("cm_copy")?,
+            fma: module.load_function("cm_fma")?,
             _module: module,
             ctx: ctx.clone(),
             stream,
@@ -234,9 +279,24 @@ impl Timer {
 
     /// Cold samples of `work`: before each, `reset` (accumulators), an L2
     /// flush and the blocking kernel run outside the timed interval.
-    pub fn cold<R, W>(
+    pub fn cold<R, W>(&mut self, policy: &Policy, reset: R, work: W) -> Result<Samples, RunError>
+    where
+        R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
+        W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
+    {
+        self.sample(policy, Sampling::COLD, reset, work)
+    }
+
+    /// Samples of `work` as `how` says: [`Sampling::COLD`] for kernels,
+    /// [`Sampling::WARM`] for a problem whose data should stay in the
+    /// cache the run before left it in, [`Sampling::UNBLOCKED`] for work
+    /// the driver may wait on inside the queueing call (a copy from
+    /// pageable memory), which a blocked stream would never let finish.
+    /// Adaptive, with throttled samples dropped, as [`Timer::cold`].
+    pub fn sample<R, W>(
         &mut self,
         policy: &Policy,
+        how: Sampling,
         mut reset: R,
         mut work: W,
     ) -> Result<Samples, RunError>
@@ -247,11 +307,11 @@ impl Timer {
         let mut samples = Samples::default();
         let mut clocks = Vec::new();
         // Warm-up: module load, first-touch and clock ramp stay out.
-        self.one_cold(&mut reset, &mut work)?;
+        self.one_sample(how, &mut reset, &mut work)?;
         let started = Instant::now();
         let mut noise_history = Vec::new();
         loop {
-            let (t, timed_out) = self.one_cold(&mut reset, &mut work)?;
+            let (t, timed_out) = self.one_sample(how, &mut reset, &mut work)?;
             samples.blocker_timeouts += u32::from(timed_out);
             let clock = self.clocks.as_ref().and_then(Clocks::sm_mhz);
             let throttled =
@@ -282,9 +342,49 @@ impl Timer {
         R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
+        self.one_sample(Sampling::COLD, reset, work)
+    }
+
+    /// One sample as `how` says; returns microseconds and whether the
+    /// blocker timed out.
+    fn one_sample<R, W>(
+        &mut self,
+        how: Sampling,
+        reset: &mut R,
+        work: &mut W,
+    ) -> Result<(f64, bool), RunError>
+    where
+        R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
+        W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
+    {
         reset(&self.stream).map_err(classify_queue_error)?;
-        self.flush_l2().map_err(classify_queue_error)?;
-        self.blocked_interval(work)
+        if how.flush {
+            self.flush_l2().map_err(classify_queue_error)?;
+        }
+        if how.blocked {
+            self.blocked_interval(work)
+        } else {
+            self.interval(work).map(|t| (t, false))
+        }
+    }
+
+    /// Times what `enqueue` queues between one event pair, without the
+    /// blocking kernel: the host's time queueing it falls inside.
+    fn interval<W>(&mut self, enqueue: &mut W) -> Result<f64, RunError>
+    where
+        W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
+    {
+        self.stream.synchronize().map_err(RunError::Fault)?;
+        self.start
+            .record(&self.stream)
+            .map_err(classify_queue_error)?;
+        enqueue(&self.stream).map_err(classify_queue_error)?;
+        self.stop
+            .record(&self.stream)
+            .map_err(classify_queue_error)?;
+        self.stream.synchronize().map_err(RunError::Fault)?;
+        let ms = self.start.elapsed_ms(&self.stop).map_err(RunError::Fault)?;
+        Ok(f64::from(ms) * 1000.0)
     }
 
     /// Times what `enqueue` queues between one event pair, with the
@@ -476,7 +576,144 @@ impl Timer {
             copy_gbs: (2 * half4 * 16) as f64 / (copy_t * 1e-6) / 1e9,
             launch_floor_us: floor,
             buffer_bytes: bytes,
+            named: Default::default(),
         })
+    }
+}
+
+impl Timer {
+    /// The default SM clock (the driver's `CLOCK_RATE`), MHz.
+    pub fn default_clock_mhz(&self) -> f64 {
+        self.default_clock_mhz
+    }
+
+    /// The FP32 FMA ceiling: `cm_fma` (FMA_CHAINS independent chains of
+    /// `fmaf` per thread, 64 warps on every SM), cold samples with the
+    /// example's `policy` (time-out capped at 2 s), in TFLOP/s at 2 FLOP
+    /// per FMA; beside it the datasheet figure of the same device, its
+    /// default clock x SMs x 128 FP32 lanes x 2.
+    pub fn fma_ceiling(&mut self, policy: &Policy) -> anyhow::Result<MeasuredCeiling> {
+        let blocks = self.sm_count * FMA_BLOCKS_PER_SM;
+        // SAFETY: the sink is written only under a condition the chains
+        // never meet, and then by one thread.
+        let sink = unsafe { self.stream.alloc::<f32>(1)? };
+        let sink_ptr = {
+            let (p, _s) = cudarc::driver::DevicePtr::device_ptr(&sink, &self.stream);
+            p
+        };
+        let fma = self.fma.clone();
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (FMA_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let policy = Policy {
+            timeout_s: policy.timeout_s.min(2.0),
+            ..*policy
+        };
+        let (a, b) = (0.999_f32, 0.001_f32);
+        let mut nothing = |_: &Arc<CudaStream>| Ok(());
+        let samples = self.cold(&policy, &mut nothing, |s| {
+            let mut l = s.launch_builder(&fma);
+            l.arg(&FMA_ITERATIONS).arg(&a).arg(&b).arg(&sink_ptr);
+            // SAFETY: arguments match cm_fma's signature.
+            unsafe { l.launch(cfg) }.map(|_| ())
+        })?;
+        drop(sink);
+        let flop = 2.0
+            * (FMA_CHAINS * u64::from(FMA_ITERATIONS)) as f64
+            * f64::from(blocks)
+            * f64::from(FMA_BLOCK);
+        Ok(MeasuredCeiling {
+            value: flop / (samples.median() * 1e-6) / 1e12,
+            unit: reports::FP32_FMA.unit.to_string(),
+            peak: Some(
+                self.default_clock_mhz * 1e6 * f64::from(self.sm_count) * 128.0 * 2.0 / 1e12,
+            ),
+            sm_clock_mhz: (samples.sm_clock_mhz > 0.0).then_some(samples.sm_clock_mhz),
+        })
+    }
+
+    /// The pinned host-link ceiling of `direction`: one cuMemcpy of
+    /// [`HOST_LINK_BYTES`] between page-locked host memory and the device,
+    /// cold and blocked as a kernel is, with the example's `policy`
+    /// (time-out capped at 2 s), in GB/s.
+    pub fn host_link_ceiling(
+        &mut self,
+        direction: Direction,
+        policy: &Policy,
+    ) -> anyhow::Result<MeasuredCeiling> {
+        let bytes = HOST_LINK_BYTES;
+        // SAFETY: plain page-locked memory (no write-combining, which the
+        // CPU reads slowly), filled below before any copy reads it.
+        let mut host = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(bytes, 0)? };
+        host.as_mut_slice()?.fill(0x3f);
+        // SAFETY: zeroed below before a copy reads it.
+        let mut dev = unsafe { self.stream.alloc::<u8>(bytes)? };
+        self.stream.memset_zeros(&mut dev)?;
+        self.stream.synchronize()?;
+        let host_ptr = host.as_mut_ptr()?;
+        let dev_ptr = {
+            let (p, _s) = cudarc::driver::DevicePtr::device_ptr(&dev, &self.stream);
+            p
+        };
+        let policy = Policy {
+            timeout_s: policy.timeout_s.min(2.0),
+            ..*policy
+        };
+        let mut nothing = |_: &Arc<CudaStream>| Ok(());
+        let copy = host_copy(direction, host_ptr, dev_ptr, bytes);
+        let t = self.cold(&policy, &mut nothing, copy)?.median();
+        self.stream.synchronize()?;
+        drop((host, dev));
+        Ok(MeasuredCeiling {
+            value: bytes as f64 / (t * 1e-6) / 1e9,
+            unit: direction.ceiling().unit.to_string(),
+            peak: None,
+            sm_clock_mhz: None,
+        })
+    }
+
+    /// The named ceiling `ceiling`, measured.
+    pub fn named_ceiling(
+        &mut self,
+        ceiling: reports::NamedCeiling,
+        policy: &Policy,
+    ) -> anyhow::Result<MeasuredCeiling> {
+        match ceiling.name {
+            n if n == reports::FP32_FMA.name => self.fma_ceiling(policy),
+            n if n == reports::H2D_PINNED.name => self.host_link_ceiling(Direction::H2d, policy),
+            n if n == reports::D2H_PINNED.name => self.host_link_ceiling(Direction::D2h, policy),
+            other => anyhow::bail!("the runner cannot measure a ceiling called `{other}`"),
+        }
+    }
+}
+
+/// A copy of `bytes` between `host` and `dev` in `direction`, queued on
+/// the stream it is given: the work of a host-link sample.
+///
+/// The pointers must address `bytes` bytes each for as long as the copy
+/// is queued; host memory that is not page-locked makes the call wait on
+/// the stream, so it must not be queued behind the blocking kernel.
+pub fn host_copy(
+    direction: Direction,
+    host: *mut u8,
+    dev: sys::CUdeviceptr,
+    bytes: usize,
+) -> impl FnMut(&Arc<CudaStream>) -> Result<(), DriverError> {
+    move |s: &Arc<CudaStream>| {
+        // SAFETY: the caller keeps both allocations of `bytes` bytes alive
+        // while the copy is queued (the timer synchronises every sample).
+        unsafe {
+            match direction {
+                Direction::H2d => {
+                    sys::cuMemcpyHtoDAsync_v2(dev, host.cast(), bytes, s.cu_stream()).result()
+                }
+                Direction::D2h => {
+                    sys::cuMemcpyDtoHAsync_v2(host.cast(), dev, bytes, s.cu_stream()).result()
+                }
+            }
+        }
     }
 }
 

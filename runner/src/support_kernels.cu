@@ -51,6 +51,31 @@ extern "C" __global__ void cm_copy(const float4* __restrict__ src, float4* __res
     if (i < n4) dst[i] = src[i];
 }
 
+// FP32 FMA ceiling: CM_FMA_CHAINS independent chains of fmaf per thread, so
+// that every scheduler always has an FMA whose inputs are ready (a chain
+// waits about 4 cycles for its previous FMA; 8 chains and 16 warps a
+// scheduler leave it none to wait for). x = x * a + b with a = 0.999 and
+// b = 0.001 stays finite and cannot be folded (a and b are arguments, and
+// float arithmetic is not reassociated); the outer loop is unrolled so that
+// its counter and branch take 3 issue slots in about 130. The sum is stored
+// only under a condition the chains never meet, so no FMA can be removed.
+// Launched with 8 blocks of 256 threads per SM; each FMA counts 2 FLOP.
+#define CM_FMA_CHAINS 8
+extern "C" __global__ void cm_fma(unsigned iters, float a, float b, float* sink) {
+    float x[CM_FMA_CHAINS];
+#pragma unroll
+    for (int c = 0; c < CM_FMA_CHAINS; ++c) x[c] = (float)(threadIdx.x + c) * 1e-3f;
+#pragma unroll 16
+    for (unsigned i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int c = 0; c < CM_FMA_CHAINS; ++c) x[c] = fmaf(x[c], a, b);
+    }
+    float acc = 0.0f;
+#pragma unroll
+    for (int c = 0; c < CM_FMA_CHAINS; ++c) acc += x[c];
+    if (acc == -1.0f) sink[0] = acc;
+}
+
 // Answer digest: two position-keyed 64-bit sums over a buffer of `bytes`
 // bytes, so that the host can tell an answer identical to one already
 // judged without copying it back. Word i (32 bits; a last partial word is

@@ -116,6 +116,7 @@ fn record_panel(p: &Panel<'_>, r: &Record, stale: bool, unstored: Option<&str>) 
 
 fn sizes_table(r: &Record) -> Markup {
     let ceiling = has_ceiling(r);
+    let kinds = super::kind_columns(r);
     let ceiling_title = format!(
         "% of the {} ceiling measured in the same run",
         super::ceiling_kind(r)
@@ -126,6 +127,7 @@ fn sizes_table(r: &Record) -> Markup {
                 thead {
                     tr {
                         th { (super::size_heading(r)) } th { "median" } th { "min–max" } th { "samples" } th { "spread" }
+                        @for (heading, _) in kinds { th { (heading) } }
                         th { "GB/s" } th { "% peak" }
                         @if ceiling { th title=(ceiling_title) { "% ceiling" } }
                         th { "error (tolerance)" } th { "check" } th { "labels" }
@@ -140,6 +142,7 @@ fn sizes_table(r: &Record) -> Markup {
                             td { (figures::time_range_us(s.min_us, s.max_us)) }
                             td { (s.samples) }
                             td { (figures::fraction_as_percent(s.rel_spread)) }
+                            @for (_, figure) in kinds { td { (super::kind_cell(s, figure)) } }
                             td { (figures::gbs_number(s.gbs)) }
                             td { (figures::percent(s.pct_peak)) }
                             @if ceiling { td { (s.pct_ceiling.map_or_else(|| "n/a".into(), figures::percent)) } }
@@ -433,9 +436,12 @@ fn ladder_chart(ladder: &Ladder) -> Markup {
         div.cm-ladder data-size=(ladder.size) {
             "\n"
             div.cm-ladder-title {
-                "GB/s at N = " (ladder.size)
-                @if let Some((gpu, peak)) = &ladder.gpu {
-                    " on " (gpu) ", bars in % of its " (figures::gbs(*peak)) " peak"
+                (ladder.what()) " at N = " (ladder.size)
+                @if let Some((gpu, _)) = &ladder.gpu {
+                    " on " (gpu)
+                    @if let Some(of) = ladder.bars_of() {
+                        ", bars in % of " (of)
+                    }
                 }
             }
             "\n"
@@ -448,7 +454,10 @@ fn ladder_chart(ladder: &Ladder) -> Markup {
                                 span class={ "cm-rung-fill cm-" (status.word()) }
                                     style={ "width: " (format!("{:.1}", pct.clamp(0.0, 100.0))) "%" } {}
                             }
-                            span.cm-rung-value { (figures::gbs(*gbs)) " · " (figures::percent(*pct)) }
+                            span.cm-rung-value {
+                                (figures::named(&ladder.figure, *gbs))
+                                @if ladder.figure != "ns_per_access" { " · " (figures::percent(*pct)) }
+                            }
                         }
                     }
                     Err(reason) => {
@@ -604,6 +613,7 @@ mod tests {
         let ladder = Value::Ladder(Ladder {
             size: cuda_measured_core::dims::Dims::n(1 << 28),
             gpu: Some(("NVIDIA H200".into(), 4800.0)),
+            figure: "gbs".into(),
             rungs: vec![
                 crate::values::Rung {
                     id: "a".into(),

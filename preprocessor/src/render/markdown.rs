@@ -56,9 +56,14 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
     }
     if !r.sizes.is_empty() {
         let ceiling = has_ceiling(r);
+        let kinds = super::kind_columns(r);
         out.push_str(&format!(
-            "\n| {} | median | min–max | samples | spread | GB/s | % peak |{} error (tolerance) | check | labels |\n",
+            "\n| {} | median | min–max | samples | spread |{} GB/s | % peak |{} error (tolerance) | check | labels |\n",
             super::size_heading(r),
+            kinds
+                .iter()
+                .map(|(heading, _)| format!(" {heading} |"))
+                .collect::<String>(),
             if ceiling {
                 format!(" % {} ceiling |", super::ceiling_kind(r))
             } else {
@@ -66,7 +71,8 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
             }
         ));
         out.push_str(&format!(
-            "|---:|---:|---:|---:|---:|---:|---:|{}---:|:---:|---|\n",
+            "|---:|---:|---:|---:|---:|{}---:|---:|{}---:|:---:|---|\n",
+            "---:|".repeat(kinds.len()),
             if ceiling { "---:|" } else { "" }
         ));
         for s in &r.sizes {
@@ -76,12 +82,16 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
                 (true, None) => " n/a |".into(),
             };
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |{ceiling_cell} {} ({}) | {} | {} |\n",
+                "| {} | {} | {} | {} | {} |{} {} | {} |{ceiling_cell} {} ({}) | {} | {} |\n",
                 super::size_cell(s.size(), s.rows),
                 figures::time_us(s.median_us),
                 figures::time_range_us(s.min_us, s.max_us),
                 s.samples,
                 figures::fraction_as_percent(s.rel_spread),
+                kinds
+                    .iter()
+                    .map(|(_, figure)| format!(" {} |", super::kind_cell(s, figure)))
+                    .collect::<String>(),
                 figures::gbs_number(s.gbs),
                 figures::percent(s.pct_peak),
                 figures::error(s.error),
@@ -225,16 +235,26 @@ pub fn directive_error(message: &str) -> String {
 }
 
 fn ladder_table(ladder: &Ladder) -> String {
+    let of = match ladder.figure.as_str() {
+        "gbs" => "peak",
+        "tflops" => "ceiling",
+        _ => "longest",
+    };
     let mut out = format!(
-        "| example (N = {}) | GB/s | % of peak |\n|---|---:|---:|\n",
-        ladder.size
+        "| example (N = {}) | {} | % of {of} |\n|---|---:|---:|\n",
+        ladder.size,
+        ladder.what()
     );
     for rung in &ladder.rungs {
         match &rung.figure {
-            Ok((gbs, pct, _)) => out.push_str(&format!(
+            Ok((v, pct, _)) => out.push_str(&format!(
                 "| `{}` | {} | {} |\n",
                 rung.id,
-                figures::gbs_number(*gbs),
+                if ladder.figure == "gbs" {
+                    figures::gbs_number(*v)
+                } else {
+                    figures::named(&ladder.figure, *v)
+                },
                 figures::percent(*pct)
             )),
             Err(_) => out.push_str(&format!("| `{}` | not measured | |\n", rung.id)),
@@ -288,6 +308,7 @@ mod tests {
         let ladder = Value::Ladder(Ladder {
             size: cuda_measured_core::dims::Dims::n(1 << 28),
             gpu: None,
+            figure: "gbs".into(),
             rungs: vec![
                 crate::values::Rung {
                     id: "a".into(),

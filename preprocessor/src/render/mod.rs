@@ -260,12 +260,43 @@ pub fn size_heading(r: &Record) -> String {
     }
 }
 
-/// Which ceiling a record's `% ceiling` is of, in words: `read` or `copy`.
+/// Which ceiling a record's `% ceiling` is of, in words: `read`, `copy`,
+/// `FP32 FMA`, `pinned host-to-device` or `pinned device-to-host`.
 pub fn ceiling_kind(r: &Record) -> &'static str {
-    if r.sizes.iter().any(|s| s.ceiling.as_deref() == Some("copy")) {
-        "copy"
-    } else {
-        "read"
+    match r.sizes.iter().find_map(|s| s.ceiling.as_deref()) {
+        Some("copy") => "copy",
+        Some("fp32_fma") => "FP32 FMA",
+        Some("h2d_pinned") => "pinned host-to-device",
+        Some("d2h_pinned") => "pinned device-to-host",
+        _ => "read",
+    }
+}
+
+/// The columns a record's kind adds to its table, each a heading and the
+/// figure it shows (`cuda_measured_core::figures::value`): TFLOP/s for a
+/// FLOP problem, ns and cycles per access for a latency; none for
+/// bandwidth, whose GB/s every table has.
+pub fn kind_columns(r: &Record) -> &'static [(&'static str, &'static str)] {
+    match r.sizes.first().map(cuda_measured_core::figures::primary) {
+        Some("tflops") => &[("TFLOP/s", "tflops")],
+        Some("ns_per_access") => &[
+            ("ns / access", "ns_per_access"),
+            ("cycles / access", "cycles_per_access"),
+        ],
+        _ => &[],
+    }
+}
+
+/// The number of a kind column's figure in a table cell, without its unit
+/// (the heading has it): `51.23`, `612.3`; `n/a` when the size lacks it.
+pub fn kind_cell(s: &cuda_measured_core::record::SizeResult, figure: &str) -> String {
+    match cuda_measured_core::figures::value(s, figure) {
+        Some(v) => crate::figures::named(figure, v)
+            .split(' ')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        None => "n/a".into(),
     }
 }
 

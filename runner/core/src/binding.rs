@@ -108,7 +108,11 @@ pub fn bind(
                     Some(ArgKind::Buffer) => Ok(Binding::Buffer(name.clone())),
                     Some(ArgKind::Scratch) => Ok(Binding::Scratch(name.clone())),
                     Some(ArgKind::Scalar(_)) => {
-                        if let Some((_, v)) = problem.scalars().into_iter().find(|(k, _)| k == name) {
+                        if let Some((_, v)) = problem
+                            .scalars_at(&plan.instance)
+                            .into_iter()
+                            .find(|(k, _)| k == name)
+                        {
                             return Ok(Binding::Scalar(v));
                         }
                         let v = plan.scalars.get(name).copied().unwrap_or_default();

@@ -187,8 +187,9 @@ pub struct Declaration {
     /// ([`crate::problem::Problem::dims`]); filled by [`Declaration::parse`].
     #[serde(skip)]
     pub sizes: Vec<Dims>,
-    /// The launches, in order.
-    #[serde(rename = "launch")]
+    /// The launches, in order (none for a `transfer`, whose plan is its
+    /// `[transfer]` table).
+    #[serde(rename = "launch", default)]
     pub launches: Vec<LaunchSpec>,
     /// Scratch buffers by name: their length in elements, element type and
     /// how they start each run ([`Scratch`]).
@@ -212,6 +213,11 @@ pub struct Declaration {
     /// form when absent, so that other examples' keys stay as they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elementwise: Option<crate::problem::ElementwiseSpec>,
+    /// The `[transfer]` table of a `transfer`: direction and host memory
+    /// of a host-device copy, which has no kernel. Left out of the
+    /// serialised form when absent, as `elementwise` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<crate::problem::TransferSpec>,
 }
 
 /// What is wrong with a declaration, in words that say how to fix it.
@@ -398,6 +404,7 @@ impl Declaration {
             }
             (None, false) => {}
         }
+        self.validate_transfer()?;
         let Some(problem) = crate::problem::resolve(self) else {
             let names = crate::problem::names();
             return Err((
@@ -502,7 +509,7 @@ impl Declaration {
                 at("sizes"),
             ));
         }
-        if self.launches.is_empty() {
+        if self.launches.is_empty() && self.transfer.is_none() {
             return Err((
                 "no launch: add a [[launch]] table with kernel, grid, block and args".into(),
                 None,
@@ -559,6 +566,36 @@ impl Declaration {
             }
         }
         Ok(())
+    }
+}
+
+impl Declaration {
+    /// A `transfer` has a `[transfer]` table and no `[[launch]]` (no
+    /// kernel of ours runs), and no other problem has one.
+    fn validate_transfer(&self) -> Result<(), (String, Option<HeaderField<'static>>)> {
+        let is_transfer = self.problem == crate::problem::TRANSFER;
+        match (&self.transfer, is_transfer) {
+            (None, true) => Err((
+                "`transfer` needs a [transfer] table naming the copy, e.g. direction = \"h2d\" (or \"d2h\") and host = \"pinned\" (or \"pageable\") (AUTHORING.md §3)".into(),
+                Some(HeaderField::Top("problem")),
+            )),
+            (Some(_), false) => Err((
+                format!(
+                    "a [transfer] table belongs to problem = \"transfer\", not `{}`: remove it",
+                    self.problem
+                ),
+                Some(HeaderField::Transfer("direction")),
+            )),
+            (Some(_), true) if !self.launches.is_empty() => Err((
+                "a `transfer` runs no kernel: the [transfer] table is its whole plan, so remove the [[launch]] tables".into(),
+                Some(HeaderField::Launch(0, "kernel")),
+            )),
+            (Some(_), true) if !self.scratch.is_empty() || self.bytes.is_some() => Err((
+                "a `transfer` moves exactly its size in bytes and has no kernel to give scratch to: remove `scratch` and `bytes`".into(),
+                Some(HeaderField::Top(if self.bytes.is_some() { "bytes" } else { "scratch" })),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -628,6 +665,47 @@ shared = "4 * 32"
 args = ["partials", "out", "grid0"]
 "#;
 
+    // A transfer's plan is its [transfer] table: it parses without a
+    // launch, and each way of getting it wrong is refused at the line of
+    // the key it is about; other examples' serialised form is unchanged.
+    #[test]
+    fn transfer_tables() {
+        let ok = "problem = \"transfer\"\nsizes = [\"2^26\"]\n[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n";
+        let d = Declaration::parse(ok).unwrap();
+        assert!(d.launches.is_empty());
+        assert_eq!(
+            d.transfer.unwrap().direction,
+            crate::problem::Direction::H2d
+        );
+        let missing =
+            Declaration::parse("problem = \"transfer\"\nsizes = [\"2^26\"]\n").unwrap_err();
+        assert!(
+            missing.to_string().contains("needs a [transfer] table"),
+            "{missing}"
+        );
+        assert_eq!(missing.line(), Some(1));
+        let stray = TWO_PASS.replace(
+            "[scratch]",
+            "[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n[scratch]",
+        );
+        let e = Declaration::parse(&stray).unwrap_err();
+        assert!(
+            e.to_string().contains("belongs to problem = \"transfer\""),
+            "{e}"
+        );
+        assert_eq!(e.line(), Some(5));
+        let launched =
+            format!("{ok}[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 1\nargs = [\"n\"]\n");
+        let e = Declaration::parse(&launched).unwrap_err();
+        assert!(e.to_string().contains("runs no kernel"), "{e}");
+        assert_eq!(e.line(), Some(7));
+        let typo = ok.replace("host", "hots");
+        let e = Declaration::parse(&typo).unwrap_err();
+        assert!(e.to_string().contains("did you mean `host`"), "{e}");
+        let json = serde_json::to_string(&Declaration::parse(TWO_PASS).unwrap()).unwrap();
+        assert!(!json.contains("transfer"), "{json}");
+    }
+
     // A two-launch plan with a scratch buffer reads back as written.
     #[test]
     fn two_pass_header_parses() {
@@ -662,7 +740,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s or elementwise",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, elementwise or transfer",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),
@@ -697,7 +775,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sum_f32", "fourier"),
                 Some(2),
-                "unknown problem `fourier`: use sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32 or elementwise",
+                "unknown problem `fourier`: use sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, elementwise or transfer",
             ),
         ];
         for (text, line, want) in cases {

@@ -23,6 +23,8 @@ pub enum HeaderField<'a> {
     Top(&'a str),
     /// A key of the `[elementwise]` table.
     Elementwise(&'a str),
+    /// A key of the `[transfer]` table.
+    Transfer(&'a str),
 }
 
 /// `file:line` of `field` in the example's header: the line where it is
@@ -70,6 +72,7 @@ pub fn field_line<'t>(
         Launch(usize),
         Scratch,
         Elementwise,
+        Transfer,
         Other,
     }
     let (want_table, key) = match field {
@@ -77,6 +80,7 @@ pub fn field_line<'t>(
         HeaderField::Scratch(key) => (Table::Scratch, key),
         HeaderField::Top(key) => (Table::Top, key),
         HeaderField::Elementwise(key) => (Table::Elementwise, key),
+        HeaderField::Transfer(key) => (Table::Transfer, key),
     };
     let mut table = Table::Top;
     let mut launches = 0;
@@ -99,6 +103,12 @@ pub fn field_line<'t>(
                 .starts_with("elementwise")
             {
                 Table::Elementwise
+            } else if t
+                .trim_start_matches('[')
+                .trim_start()
+                .starts_with("transfer")
+            {
+                Table::Transfer
             } else {
                 Table::Other
             };

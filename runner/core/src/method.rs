@@ -105,6 +105,46 @@ pub struct Ceilings {
     pub launch_floor_us: f64,
     /// Bytes streamed by the read measurement.
     pub buffer_bytes: u64,
+    /// Further ceilings measured because the example's problem is held to
+    /// them ([`crate::problem::reports::NamedCeiling`]: `fp32_fma`,
+    /// `h2d_pinned`, `d2h_pinned`), by name; absent in records of problems
+    /// held to the read or copy ceiling, and in every record made before
+    /// it existed.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub named: std::collections::BTreeMap<String, MeasuredCeiling>,
+}
+
+/// One named ceiling as measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredCeiling {
+    /// What was measured, in `unit`.
+    #[serde(with = "crate::nonfinite")]
+    pub value: f64,
+    /// Its unit (`TFLOP/s`, `GB/s`).
+    pub unit: String,
+    /// The datasheet figure it compares with, in the same unit, where there
+    /// is one (for `fp32_fma`: the device's clock x SMs x 128 lanes x 2
+    /// FLOP); absent otherwise.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::nonfinite::option"
+    )]
+    pub peak: Option<f64>,
+    /// Median SM clock over its kept samples, MHz, where it was read.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::nonfinite::option"
+    )]
+    pub sm_clock_mhz: Option<f64>,
+}
+
+impl Ceilings {
+    /// The named ceiling `name`, if it was measured.
+    pub fn named(&self, name: &str) -> Option<&MeasuredCeiling> {
+        self.named.get(name)
+    }
 }
 
 /// Replays a stream of samples through the stop rule as the timer takes

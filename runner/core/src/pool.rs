@@ -81,9 +81,7 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
             let noisy = same
                 .iter()
                 .any(|(s, _)| s.labels.iter().any(|l| l == figures::NOISY));
-            let old_median_us = size.median_us;
             figures::derive(size, &times, noisy, reference);
-            figures::rescale_rates(size, old_median_us);
         }
     }
     out.status = if out.sizes.iter().all(|s| s.pass) && out.edge_checks.iter().all(|c| c.pass) {
@@ -133,7 +131,34 @@ fn pooled_ceilings(runs: &[Measured]) -> Option<Ceilings> {
         copy_gbs: med(|c| c.copy_gbs),
         launch_floor_us: med(|c| c.launch_floor_us),
         buffer_bytes: first.buffer_bytes,
+        named: pooled_named(&cs),
     })
+}
+
+/// Each named ceiling, the median over the processes that measured it.
+fn pooled_named(cs: &[&Ceilings]) -> std::collections::BTreeMap<String, measure::MeasuredCeiling> {
+    let mut out = std::collections::BTreeMap::new();
+    for (name, first) in cs.iter().flat_map(|c| &c.named) {
+        if out.contains_key(name) {
+            continue;
+        }
+        let same: Vec<&measure::MeasuredCeiling> =
+            cs.iter().filter_map(|c| c.named(name)).collect();
+        let med = |f: fn(&measure::MeasuredCeiling) -> Option<f64>| {
+            let v: Vec<f64> = same.iter().filter_map(|m| f(m)).collect();
+            (!v.is_empty()).then(|| measure::median(&v))
+        };
+        out.insert(
+            name.clone(),
+            measure::MeasuredCeiling {
+                value: med(|m| Some(m.value)).unwrap_or(first.value),
+                unit: first.unit.clone(),
+                peak: med(|m| m.peak),
+                sm_clock_mhz: med(|m| m.sm_clock_mhz),
+            },
+        );
+    }
+    out
 }
 
 #[cfg(test)]

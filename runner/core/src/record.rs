@@ -102,10 +102,23 @@ pub struct SizeResult {
         with = "crate::dims::as_map"
     )]
     pub dims: Option<crate::dims::Dims>,
-    /// The ceiling `pct_ceiling` is of: `copy`, or the read ceiling when
-    /// absent.
+    /// The ceiling `pct_ceiling` is of: `copy`, a named ceiling of the
+    /// record's `ceilings.named` (`fp32_fma`, `h2d_pinned`, `d2h_pinned`),
+    /// or the read ceiling when absent (and `figure` is not a latency,
+    /// which has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<String>,
+    /// The primary figure, when it is not `gbs`: `tflops` or
+    /// `ns_per_access` ([`crate::figures::value`] gives every figure).
+    /// Absent in bandwidth records, as in every record made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<String>,
+    /// Timed warm: no L2 flush before each sample, the run before it (or
+    /// the warm-up run) having touched the same data, so the data sits in
+    /// whichever cache holds it (a pointer chase's latency staircase).
+    /// Absent (false) for cold timing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warm: bool,
     /// Bytes the algorithm must move.
     pub bytes: u64,
     /// Resolved launches, e.g. `528 x 512, 0 B shared`, one per launch.
@@ -386,6 +399,48 @@ pub fn now_rfc3339() -> String {
         .unwrap_or(time::OffsetDateTime::now_utc());
     now.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_records;
+
+    // A record made before named ceilings, figures and warm timing reads
+    // with none of them and writes back byte for byte as it was; one with
+    // them reads them back.
+    #[test]
+    fn old_records_read_and_new_fields_round_trip() {
+        let text = include_str!("../../../results/reductions/two_pass.json");
+        let old: super::Record = serde_json::from_str(text).expect("a stored record reads");
+        let c = old.ceilings.as_ref().expect("it has ceilings");
+        assert!(c.named.is_empty());
+        assert!(old.sizes.iter().all(|s| s.figure.is_none() && !s.warm));
+        let again = serde_json::to_value(&old).unwrap();
+        let stored: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(again, stored, "no field added to an old record");
+
+        let mut new = test_records::record("m/mm", "k");
+        let mut ceilings = c.clone();
+        ceilings.named.insert(
+            "fp32_fma".into(),
+            crate::method::MeasuredCeiling {
+                value: 51.2,
+                unit: "TFLOP/s".into(),
+                peak: Some(66.9),
+                sm_clock_mhz: Some(1980.0),
+            },
+        );
+        new.ceilings = Some(ceilings);
+        let mut size = test_records::size(4096, 1, 1.0, true);
+        size.figure = Some("tflops".into());
+        size.ceiling = Some("fp32_fma".into());
+        size.warm = true;
+        new.sizes.push(size);
+        let json = serde_json::to_string(&new).unwrap();
+        assert!(json.contains(r#""named":{"fp32_fma":{"value":51.2,"unit":"TFLOP/s","peak":66.9,"sm_clock_mhz":1980.0}}"#), "{json}");
+        let back: super::Record = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, new);
+    }
 }
 
 /// Records for the tests of the modules that read them.

@@ -19,6 +19,30 @@ const ELEMENTWISE_TABLE: &str =
 /// Row lengths a new example of a row-wise problem is timed at.
 const ROW_SIZES: [&str; 3] = ["2^10", "2^14", "2^18"];
 
+/// The sizes a new matmul example starts with.
+const MATMUL_SIZES: [&str; 2] = ["M = N = K = 1024", "M = N = K = 2048"];
+
+/// The sizes a new pointer chase starts with: L1 and L2 on an H200.
+const CHASE_SIZES: [&str; 2] = [
+    "footprint = 16KiB, stride = 128",
+    "footprint = 4MiB, stride = 128",
+];
+
+/// A new `transfer` example: its whole declaration, no kernel.
+const TRANSFER_TEXT: &str = "/*+++
+# The declaration of this example; AUTHORING.md §3 says what each key means.
+problem = \"transfer\"
+sizes = [\"1MiB\", \"64MiB\"]   # bytes
+
+[transfer]
+direction = \"h2d\"   # or \"d2h\"
+host = \"pinned\"     # or \"pageable\"
++++*/
+
+// No kernel: the runner times one cuMemcpy of each size's bytes with the
+// event timer the kernels use and checks the copy byte for byte.
+";
+
 /// Threads per block of the starting launch.
 const BLOCK: u32 = 256;
 
@@ -83,6 +107,14 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
         return Err(TemplateError::Target(target.to_string()));
     }
     let name = parts[parts.len() - 1];
+    if problem_name == problem::TRANSFER {
+        return Ok(NewExample {
+            file: format!("{stem}.cu"),
+            kernel: String::new(),
+            problem: problem::TRANSFER.to_string(),
+            text: TRANSFER_TEXT.to_string(),
+        });
+    }
     let problem = if problem_name == problem::ELEMENTWISE {
         problem::ProblemRef::Declared(Box::new(problem::Elementwise::new(
             toml::from_str(ELEMENTWISE_TABLE).expect("the starting table parses"),
@@ -122,12 +154,10 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
         )
         .collect();
     let dims = problem.dims();
-    let variables: Vec<String> = if dims != crate::dims::N {
-        dims.iter().map(|d| d.variable()).collect()
-    } else if rowwise {
+    let variables: Vec<String> = if rowwise {
         vec!["rows".into(), "cols".into()]
     } else {
-        vec!["n".into()]
+        dims.iter().map(|d| d.variable()).collect()
     };
     let params: Vec<String> = sizes_of
         .iter()
@@ -141,7 +171,25 @@ pub fn new_example(target: &str, problem_name: &str) -> Result<NewExample, Templ
         .collect();
     let body = starting_kernel(problem.name(), &buffers)
         .ok_or_else(|| TemplateError::NoTemplate(problem.name().to_string()))?;
-    let (sizes, shape_lines, grid): (Vec<String>, String, String) = if dims != crate::dims::N {
+    let mut block = BLOCK;
+    let owned = |sizes: &[&str]| sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (sizes, shape_lines, grid): (Vec<String>, String, String) = if problem.name()
+        == "matmul_f32"
+    {
+        (
+            owned(&MATMUL_SIZES),
+            "# Each size names M, N and K (A is M x K, B is K x N, C is M x N).\n".into(),
+            format!("ceil_div(m * n, {BLOCK})"),
+        )
+    } else if problem.name() == "pointer_chase" {
+        block = 1;
+        (
+            owned(&CHASE_SIZES),
+            "# Each size names the footprint the cycle spans and the stride between its slots.\n"
+                .into(),
+            "1".to_string(),
+        )
+    } else if dims != crate::dims::N {
         let names: Vec<&str> = dims.iter().map(|d| d.name).collect();
         (
             DIM_SIZES
@@ -188,7 +236,7 @@ problem = \"{problem}\"
 [[launch]]
 kernel = \"{kernel}\"
 grid = \"{grid}\"
-block = {BLOCK}
+block = {block}
 args = [{args}]
 {table}+++*/
 
@@ -433,6 +481,35 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
             grid: Some("1"),
             sizes: Some(&SCAN_SIZES),
         }),
+        "matmul_f32" => Some(Body {
+            comment: "// A starting point, correct at every shape: one thread per element of C,
+// a plain dot product of a row of A and a column of B.
+"
+            .into(),
+            code: "    unsigned int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= m * n) return;
+    unsigned int i = idx / n, j = idx % n;
+    float acc = 0.0f;
+    for (unsigned int p = 0; p < k; ++p) acc += a[(size_t)i * k + p] * b[(size_t)p * n + j];
+    c[(size_t)i * n + j] = acc;
+"
+            .into(),
+            grid: None,
+            sizes: None,
+        }),
+        "pointer_chase" => Some(Body {
+            comment: "// A starting point: one thread follows the cycle, each load's address the
+// value the previous load returned.
+"
+            .into(),
+            code: "    int i = 0;
+    for (unsigned int s = 0; s < steps; ++s) i = next[i];
+    *out = i;
+"
+            .into(),
+            grid: None,
+            sizes: None,
+        }),
         _ => None,
     }
 }
@@ -510,7 +587,7 @@ mod tests {
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, elementwise"
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, elementwise, transfer"
         );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,

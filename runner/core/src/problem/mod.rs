@@ -12,10 +12,14 @@ mod elem;
 pub mod elementwise;
 mod histogram_u8;
 mod layernorm_rows;
+pub mod matmul_f32;
+pub mod pointer_chase;
+pub mod reports;
 mod rowwise;
 mod scan_f32;
 mod softmax_rows;
 mod sum_f32;
+pub mod transfer;
 mod transpose;
 
 pub use elem::{Elem, HostData};
@@ -25,9 +29,13 @@ use crate::size::Size;
 pub use elementwise::{Elementwise, ElementwiseSpec};
 pub use histogram_u8::HistogramU8;
 pub use layernorm_rows::LayernormRows;
+pub use matmul_f32::MatmulF32;
+pub use pointer_chase::PointerChase;
+pub use reports::{Direction, NamedCeiling, Reports};
 pub use scan_f32::ScanF32;
 pub use softmax_rows::SoftmaxRows;
 pub use sum_f32::SumF32;
+pub use transfer::{Transfer, TransferSpec};
 pub use transpose::Transpose;
 
 /// Every problem, by name.
@@ -39,6 +47,8 @@ pub const REGISTRY: &[&dyn Problem] = &[
     &HistogramU8 { skewed: false },
     &HistogramU8 { skewed: true },
     &ScanF32,
+    &MatmulF32,
+    &PointerChase,
 ];
 
 /// The shape of one run: `rows` x `cols` elements, row-major. A 1-D
@@ -318,6 +328,12 @@ pub trait Problem: Sync {
     fn scalars(&self) -> Vec<(&'static str, Scalar)> {
         Vec::new()
     }
+    /// Its scalars' values for a run of `instance` (a pointer chase's
+    /// `steps` follows its footprint): [`Problem::scalars`] unless it says
+    /// otherwise, whose names and types they keep.
+    fn scalars_at(&self, _instance: &Instance) -> Vec<(&'static str, Scalar)> {
+        self.scalars()
+    }
     /// The inputs of `instance` from `seed`, of the kind `data` asks for,
     /// and what the check needs of the reference.
     fn prepare(&self, instance: &Instance, seed: u64, data: Data) -> Prepared;
@@ -339,9 +355,23 @@ pub trait Problem: Sync {
     fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
         vec![("elements", instance.shape.elements() as f64)]
     }
-    /// The ceiling its figures are a percentage of.
+    /// The ceiling its figures are a percentage of, for a bandwidth
+    /// problem.
     fn bound(&self) -> Bound {
         Bound::Read
+    }
+    /// What it reports (its primary figure) and the measured ceiling it is
+    /// held to: bandwidth against [`Problem::bound`] unless it says
+    /// otherwise.
+    fn reports(&self) -> Reports {
+        Reports::Bandwidth(self.bound())
+    }
+    /// Whether its timed samples are warm: no L2 flush before each, so
+    /// that data the run before left in a cache stays there (a pointer
+    /// chase measuring the latency of the cache level its footprint fits
+    /// in). Cold (flushed) unless it says so.
+    fn warm(&self) -> bool {
+        false
     }
     /// Untimed shapes checked besides the declared sizes, chosen to catch
     /// edge bugs (ragged tails, tiny inputs, rows that are not a multiple
@@ -439,10 +469,15 @@ pub fn dims_named(names: &[&str]) -> &'static [Dim] {
 /// `[elementwise]` table.
 pub const ELEMENTWISE: &str = "elementwise";
 
+/// The name of the host-device copy an author declares in the header's
+/// `[transfer]` table.
+pub const TRANSFER: &str = "transfer";
+
 /// Names of all problems, for error messages.
 pub fn names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = REGISTRY.iter().map(|p| p.name()).collect();
     names.push(ELEMENTWISE);
+    names.push(TRANSFER);
     names
 }
 
@@ -474,6 +509,11 @@ pub fn resolve(decl: &crate::declaration::Declaration) -> Option<ProblemRef> {
             .clone()
             .map(|spec| ProblemRef::Declared(Box::new(Elementwise::new(spec))));
     }
+    if decl.problem == TRANSFER {
+        return decl
+            .transfer
+            .map(|spec| ProblemRef::Declared(Box::new(Transfer::new(spec))));
+    }
     lookup(&decl.problem).map(ProblemRef::Registered)
 }
 
@@ -483,6 +523,7 @@ pub fn describe(name: &str) -> String {
     match lookup(name) {
         Some(p) => format!("{} v{}", p.name(), p.version()),
         None if name == ELEMENTWISE => format!("{ELEMENTWISE} v{}", elementwise::VERSION),
+        None if name == TRANSFER => format!("{TRANSFER} v{}", transfer::VERSION),
         None => format!("{name} (unknown)"),
     }
 }
@@ -510,6 +551,7 @@ mod tests {
             assert_eq!(lookup(p.name()).unwrap().name(), p.name());
         }
         assert!(names.contains(&ELEMENTWISE) && lookup(ELEMENTWISE).is_none());
+        assert!(names.contains(&TRANSFER) && lookup(TRANSFER).is_none());
         assert_eq!(describe("nope"), "nope (unknown)");
     }
 }

@@ -1,0 +1,225 @@
+//! The run of a `transfer` example: copies between host and device memory
+//! with no kernel of ours, timed by the method's event timer
+//! ([`crate::measure::Timer::sample`]) and checked byte for byte
+//! (`cuda_measured_core::problem::transfer`).
+//!
+//! A copy from or to page-locked memory is queued behind the blocking
+//! kernel and flushed cold, as a kernel is. A copy from or to pageable
+//! memory is not blocked: the driver stages it through its own page-locked
+//! buffer and may wait on the stream inside the call, which a stream held
+//! by the blocking kernel would not let it do until the blocker gave up;
+//! so its interval includes the host's part of the copy, which is what a
+//! pageable copy costs a program.
+
+use crate::execute::INPUT_SEED;
+use crate::figures;
+use crate::measure::{self, Ceilings, RunError, Sampling, Timer};
+use crate::problem::transfer::{self, HostMemory, TransferSpec};
+use crate::problem::{
+    Data, Direction, Elem, HostData, Instance, Problem, Shape, cache::SharedData,
+};
+use crate::record::{Record, SizeResult, Status};
+use crate::size::Size;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError, PinnedHostSlice};
+use std::sync::Arc;
+
+/// Skip the hot figure when one copy already takes this long (µs).
+const HOT_LIMIT_US: f64 = 10_000.0;
+
+/// What a transfer's run needs of the example's.
+pub struct Context<'a> {
+    /// The context everything runs in.
+    pub ctx: &'a Arc<CudaContext>,
+    /// The example.
+    pub example: &'a crate::example::Example,
+    /// Its problem (a [`transfer::Transfer`]).
+    pub problem: &'a dyn Problem,
+    /// Its `[transfer]` table.
+    pub spec: TransferSpec,
+    /// The sampling policy of this process.
+    pub policy: &'a measure::Policy,
+    /// This process's number, for sample dumps.
+    pub process: usize,
+    /// Where the measuring processes share prepared data.
+    pub data_dir: Option<&'a std::path::Path>,
+    /// Datasheet memory bandwidth, GB/s.
+    pub peak_gbs: f64,
+    /// L2 bytes.
+    pub l2_bytes: u64,
+    /// The session's ceilings, the host link of the copy's direction among
+    /// them.
+    pub ceilings: &'a Ceilings,
+}
+
+/// The host end of a copy.
+enum HostEnd {
+    Pinned(PinnedHostSlice<u8>),
+    Pageable(Vec<u8>),
+}
+
+impl HostEnd {
+    fn new(ctx: &Arc<CudaContext>, memory: HostMemory, n: usize) -> Result<Self, DriverError> {
+        Ok(match memory {
+            // SAFETY: plain page-locked memory (not write-combined, which
+            // the check reads back slowly), filled before any copy reads it.
+            HostMemory::Pinned => HostEnd::Pinned(unsafe { ctx.alloc_pinned_with_flags(n, 0)? }),
+            HostMemory::Pageable => HostEnd::Pageable(vec![0u8; n]),
+        })
+    }
+
+    fn bytes_mut(&mut self) -> Result<&mut [u8], DriverError> {
+        match self {
+            HostEnd::Pinned(p) => p.as_mut_slice(),
+            HostEnd::Pageable(v) => Ok(v.as_mut_slice()),
+        }
+    }
+
+    fn ptr(&mut self) -> Result<*mut u8, DriverError> {
+        match self {
+            HostEnd::Pinned(p) => p.as_mut_ptr(),
+            HostEnd::Pageable(v) => Ok(v.as_mut_ptr()),
+        }
+    }
+}
+
+/// Times and checks every declared size into `record` and `samples_us`.
+pub fn run_sizes(
+    c: &Context<'_>,
+    timer: &mut Timer,
+    record: &mut Record,
+    samples_us: &mut Vec<Vec<f64>>,
+) -> Result<(), RunError> {
+    for size in &c.example.declaration.sizes {
+        let (result, times) = run_size(c, timer, size.n_value()).map_err(|e| match e {
+            Failure::Run(e) => e,
+            Failure::Driver(e) => measure::classify_queue_error(e),
+        })?;
+        if !result.pass && record.message.is_empty() {
+            record.message = format!("wrong at n = {size} bytes: the copy differs from its source");
+        }
+        record.sizes.push(result);
+        samples_us.push(times);
+    }
+    record.status = if record.sizes.iter().all(|s| s.pass) {
+        Status::Pass
+    } else {
+        Status::Wrong
+    };
+    Ok(())
+}
+
+enum Failure {
+    Run(RunError),
+    Driver(DriverError),
+}
+
+impl From<RunError> for Failure {
+    fn from(e: RunError) -> Self {
+        Failure::Run(e)
+    }
+}
+
+impl From<DriverError> for Failure {
+    fn from(e: DriverError) -> Self {
+        Failure::Driver(e)
+    }
+}
+
+fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, Vec<f64>), Failure> {
+    let stream = timer.stream().clone();
+    let instance = Instance {
+        shape: Shape::flat(n),
+        dtype: Elem::I32,
+    };
+    let len = n as usize;
+    let mut prepared = SharedData::open(c.data_dir, c.problem, &instance, INPUT_SEED, Data::Timed);
+    let source = prepared
+        .input_bytes(transfer::DATA)
+        .expect("a transfer prepares its data")[..len]
+        .to_vec();
+    let mut host = HostEnd::new(c.ctx, c.spec.host, len)?;
+    // SAFETY: written (poisoned or filled) below before anything reads it.
+    let mut dev: CudaSlice<u8> = unsafe { stream.alloc::<u8>(len.max(1))? };
+    let dev_ptr = dev.device_ptr(&stream).0;
+    // The source holds the data, the destination a poison that a byte the
+    // copy never wrote keeps (0xff; a drawn byte is 0xff one time in 256).
+    match c.spec.direction {
+        Direction::H2d => {
+            host.bytes_mut()?.copy_from_slice(&source);
+            poison(&dev, &stream)?;
+        }
+        Direction::D2h => {
+            stream.memcpy_htod(&source, &mut dev)?;
+            host.bytes_mut()?.fill(0xff);
+        }
+    }
+    stream.synchronize()?;
+    let mut copy = measure::host_copy(c.spec.direction, host.ptr()?, dev_ptr, len);
+    copy(&stream)?;
+    stream.synchronize()?;
+    let check = |host: &mut HostEnd, prepared: &mut SharedData| -> Result<_, DriverError> {
+        let answer = match c.spec.direction {
+            Direction::H2d => {
+                let mut back = vec![0u8; len];
+                stream.memcpy_dtoh(&dev, &mut back)?;
+                stream.synchronize()?;
+                back
+            }
+            Direction::D2h => host.bytes_mut()?.to_vec(),
+        };
+        let answer = transfer::host_data(&answer);
+        let outputs: [(&str, &HostData); 1] = [(transfer::COPY, &answer)];
+        Ok(c.problem.check(
+            &instance,
+            prepared.with_reference(true),
+            &outputs,
+            Data::Timed,
+        ))
+    };
+    let mut verdict = check(&mut host, &mut prepared)?;
+    let sampling = match c.spec.host {
+        HostMemory::Pinned => Sampling::COLD,
+        HostMemory::Pageable => Sampling::UNBLOCKED,
+    };
+    let mut nothing = |_: &Arc<CudaStream>| Ok(());
+    let samples = timer.sample(c.policy, sampling, &mut nothing, &mut copy)?;
+    crate::diagnostics::dump_samples(&c.example.id, n, c.process, &samples.times_us);
+    let after = check(&mut host, &mut prepared)?;
+    if !after.pass && verdict.pass {
+        verdict = after;
+    }
+    let hot_median_us = match c.spec.host {
+        HostMemory::Pinned if samples.median() < HOT_LIMIT_US => Some(timer.hot(&mut copy)?),
+        _ => None,
+    };
+    let mut figures = SizeResult {
+        n: Size(n),
+        bytes: n,
+        launches: vec![c.spec.describe()],
+        hot_median_us,
+        sm_clock_mhz: samples.sm_clock_mhz,
+        throttled_dropped: samples.throttled,
+        error: verdict.error,
+        tolerance: verdict.tolerance,
+        pass: verdict.pass,
+        ..SizeResult::default()
+    };
+    figures::set_kind(&mut figures, c.problem.reports());
+    let reference = figures::Reference {
+        peak_gbs: c.peak_gbs,
+        l2_bytes: c.l2_bytes,
+        ceilings: c.ceilings,
+    };
+    figures::derive(&mut figures, &samples.times_us, samples.noisy, &reference);
+    figures::hold_to_ceiling(&mut figures, c.ceilings);
+    stream.synchronize()?;
+    drop(dev);
+    Ok((figures, samples.times_us))
+}
+
+/// Fills `dev` with 0xff bytes.
+fn poison(dev: &CudaSlice<u8>, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+    let (ptr, _sync) = dev.device_ptr(stream);
+    // SAFETY: ptr addresses dev.len() bytes of a live allocation.
+    unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xff, dev.len(), stream.cu_stream()) }
+}

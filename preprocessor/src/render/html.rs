@@ -433,7 +433,7 @@ fn ladder_chart(ladder: &Ladder) -> Markup {
         div.cm-ladder data-size=(ladder.size) {
             "\n"
             div.cm-ladder-title {
-                "GB/s at N = " (ladder.size)
+                "GB/s at " (ladder.size.words())
                 @if let Some((gpu, peak)) = &ladder.gpu {
                     " on " (gpu) ", bars in % of its " (figures::gbs(*peak)) " peak"
                 }

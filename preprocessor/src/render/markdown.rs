@@ -226,8 +226,8 @@ pub fn directive_error(message: &str) -> String {
 
 fn ladder_table(ladder: &Ladder) -> String {
     let mut out = format!(
-        "| example (N = {}) | GB/s | % of peak |\n|---|---:|---:|\n",
-        ladder.size
+        "| example ({}) | GB/s | % of peak |\n|---|---:|---:|\n",
+        ladder.size.words()
     );
     for rung in &ladder.rungs {
         match &rung.figure {

@@ -250,7 +250,13 @@ stamp "profiles of the book's examples (Nsight Compute, clocks not locked)"
 python3 - <<'PY' > "$out/profile-list.txt" || echo "listing the examples to profile failed"
 import os, pathlib, re, tomllib
 def value(s):
-    return int(eval(str(s).replace("^", "**")))
+    # A size's order: the product of its values ("2^28", "8192x4096",
+    # "rows = 2048, cols = 16384", "footprint = 64MiB, stride = 128").
+    total = 1
+    for base, exp, unit in re.findall(r"(\d+)(?:\^(\d+))?\s*(KiB|MiB|GiB)?", str(s)):
+        v = int(base) ** int(exp) if exp else int(base)
+        total *= v << {"KiB": 10, "MiB": 20, "GiB": 30}.get(unit, 0)
+    return total
 named = {}
 # {{#profile}} directives of the chapters and of exercise stages' text.
 texts = list(pathlib.Path("src").rglob("*.md")) + list(pathlib.Path("kernels/exercise").rglob("*.toml"))

@@ -436,7 +436,7 @@ fn ladder_chart(ladder: &Ladder) -> Markup {
         div.cm-ladder data-size=(ladder.size) {
             "\n"
             div.cm-ladder-title {
-                (ladder.what()) " at N = " (ladder.size)
+                (ladder.what()) " at " (ladder.size.words())
                 @if let Some((gpu, _)) = &ladder.gpu {
                     " on " (gpu)
                     @if let Some(of) = ladder.bars_of() {

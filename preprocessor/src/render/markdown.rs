@@ -241,8 +241,8 @@ fn ladder_table(ladder: &Ladder) -> String {
         _ => "longest",
     };
     let mut out = format!(
-        "| example (N = {}) | {} | % of {of} |\n|---|---:|---:|\n",
-        ladder.size,
+        "| example ({}) | {} | % of {of} |\n|---|---:|---:|\n",
+        ladder.size.words(),
         ladder.what()
     );
     for rung in &ladder.rungs {

@@ -411,6 +411,31 @@ mod tests {
         let err = resolve(&decl("n / 1024"), 10, 132).unwrap_err().to_string();
         assert!(err.contains("evaluates to 0"), "{err}");
     }
+
+    // Each dimension of a problem of several is a launch variable under
+    // its lowercase name, and `n` is not one of them; the run is one row
+    // of their product, with the values in its shape.
+    #[test]
+    fn dimensions_are_launch_variables() {
+        let d = Declaration::parse(
+            "problem = \"transpose\"\nsizes = [\"100x4099\"]\n[scratch]\ntiles = \"ceil_div(cols, 32) * ceil_div(rows, 32)\"\n[[launch]]\nkernel = \"t\"\ngrid = \"ceil_div(cols, 32) * ceil_div(rows, 32)\"\nblock = 256\nargs = [\"x\", \"y\", \"rows\", \"cols\"]\n",
+        )
+        .unwrap();
+        let plan = resolve_size(&d, d.sizes[0], 132).unwrap();
+        assert_eq!(plan.launches[0].grid, 129 * 4);
+        assert_eq!(plan.scratch["tiles"].len, 129 * 4);
+        assert_eq!((plan.scalars["rows"], plan.scalars["cols"]), (100, 4099));
+        assert!(!plan.scalars.contains_key("n"));
+        assert_eq!(plan.instance.shape.elements(), 409_900);
+        assert_eq!(plan.instance.shape.dim("cols"), 4099);
+        let mut bad = d.clone();
+        bad.launches[0].grid = Expr::Text("ceil_div(n, 256)".into());
+        let err = resolve_size(&bad, d.sizes[0], 132).unwrap_err().to_string();
+        assert!(
+            err.contains("unknown variable `n`: the variables here are rows, cols, sms"),
+            "{err}"
+        );
+    }
 }
 
 /// Every launch plan of every example in `kernels/`, and a set of

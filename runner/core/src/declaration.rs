@@ -542,7 +542,7 @@ impl Declaration {
                     Some(HeaderField::Launch(i, "setup")),
                 ));
             }
-        } else {
+        } else if !self.launches.is_empty() {
             return Err((
                 "every launch is a setup launch: at least one must be timed (remove `setup = true` from it)".into(),
                 None,

@@ -522,7 +522,12 @@ mod every_plan {
                 format!(
                     "{} | scratch {:?} | bytes {:?} | scalars {:?} | shape {}x{}",
                     launches.join("; "),
-                    p.scratch,
+                    // Lengths, as the record was written before scratch
+                    // had element types and starts.
+                    p.scratch
+                        .iter()
+                        .map(|(name, b)| (name.as_str(), b.len))
+                        .collect::<std::collections::BTreeMap<_, _>>(),
                     p.bytes,
                     p.scalars,
                     p.instance.shape.rows,

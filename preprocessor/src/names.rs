@@ -10,8 +10,8 @@ use crate::catalog::{Catalog, ChapterText, Entry};
 use crate::config::Settings;
 use crate::directives::{self, Directive};
 use crate::scan::RunSpec;
-use cuda_measured_core::example::Example;
 use cuda_measured_core::dims::{Dims, Written};
+use cuda_measured_core::example::Example;
 use cuda_measured_core::suggest;
 
 /// The example `id` names, or why there is none: no example has the id

@@ -97,6 +97,14 @@ fn run_into(
         s
     };
     let decl = &example.declaration;
+    // Validation refuses a header without sizes, so none here means the
+    // declaration lost them on its way to this process: never a pass.
+    if decl.sizes.is_empty() {
+        return Err(Stop::new(
+            Status::LaunchError,
+            "the example reached the measuring process without its sizes (a bug of the runner: report it)",
+        ));
+    }
     let problem = problem::resolve(decl).ok_or_else(|| {
         Stop::new(
             Status::LaunchError,

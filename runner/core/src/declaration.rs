@@ -159,9 +159,13 @@ pub enum Expectation {
     Timeout,
 }
 
-/// The parsed header of an example.
+/// The parsed header of an example. Its sizes read against the problem's
+/// dimensions ([`Declaration::sizes`]) are not serialised (the key holds
+/// the sizes as written); every deserialisation reads them again, so a
+/// declaration that travels as JSON (to a measuring or compiling child)
+/// arrives with the sizes it left with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, remote = "Self")]
 pub struct Declaration {
     /// The problem solved, by name (`sum_f32`).
     pub problem: String,
@@ -218,6 +222,26 @@ pub struct Declaration {
     /// serialised form when absent, as `elementwise` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer: Option<crate::problem::TransferSpec>,
+}
+
+impl Serialize for Declaration {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The derived form (`remote = "Self"`), unchanged: keys hash it.
+        Declaration::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Declaration {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut decl = Declaration::deserialize(d)?;
+        // Sizes that do not read against the problem (an unknown problem,
+        // a size of the wrong shape) stay unread: validation reports them.
+        let dims = decl.dims();
+        if let Ok(sizes) = decl.written_sizes.iter().map(|w| w.resolve(dims)).collect() {
+            decl.sizes = sizes;
+        }
+        Ok(decl)
+    }
 }
 
 /// What is wrong with a declaration, in words that say how to fix it.
@@ -664,6 +688,24 @@ block = 1024
 shared = "4 * 32"
 args = ["partials", "out", "grid0"]
 "#;
+
+    // A declaration sent to a child process as JSON arrives with the
+    // sizes it left with, read against its problem's dimensions (they are
+    // not serialised, so the key's text is unchanged): without them a
+    // measuring child would time nothing and call the example a pass.
+    #[test]
+    fn sizes_survive_a_json_round_trip() {
+        let transpose = "problem = \"transpose\"\nsizes = [\"8192x4096\", \"rows = 33, cols = 31\"]\n[[launch]]\nkernel = \"t\"\ngrid = 1\nblock = 32\nargs = [\"x\", \"y\", \"rows\", \"cols\"]\n";
+        for text in [TWO_PASS, transpose] {
+            let parsed = Declaration::parse(text).unwrap();
+            assert!(!parsed.sizes.is_empty());
+            let json = serde_json::to_string(&parsed).unwrap();
+            assert!(!json.contains("dims"), "{json}");
+            let back: Declaration = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.sizes, parsed.sizes);
+            assert_eq!(back, parsed);
+        }
+    }
 
     // A transfer's plan is its [transfer] table: it parses without a
     // launch, and each way of getting it wrong is refused at the line of

@@ -280,9 +280,7 @@ pub fn run(
         Vec::new()
     };
     if lanes.len() > 1 {
-        return Ok(lanes::side_by_side(
-            jobs, lanes, store, on_event, started,
-        ));
+        return Ok(lanes::side_by_side(jobs, lanes, store, on_event, started));
     }
     let mut done = Vec::with_capacity(jobs.len());
     for (index, job) in jobs.iter().enumerate() {

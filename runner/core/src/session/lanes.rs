@@ -5,8 +5,8 @@
 //! stops, so one lost GPU costs one example's time, not a queue of failure
 //! records; the example is measured again on a lane that still answers.
 
-use crate::record::{Record, Status};
 use super::{Bench, Done, Event, Job, conclude, tell_measuring};
+use crate::record::{Record, Status};
 use crate::store::Store;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -870,6 +870,32 @@ mod tests {
         assert_eq!(refused_line("#include \"x\" junk\n"), 0);
     }
 
+    // `#import` (GCC, Objective-C) and `#embed` (C23, C++26) open files in
+    // the preprocessors that know them: each is refused as an include-like
+    // directive, written plainly or with a macro, and the message names it.
+    #[test]
+    fn import_and_embed_are_refused_as_includes() {
+        for name in ["import", "embed", "include_next"] {
+            for target in ["\"x\"", "<x>"] {
+                let text = format!("int a;\n#{name} {target}\n");
+                let refused = scan(&text, false).unwrap_err();
+                assert_eq!(refused.line, 1, "{text}");
+                assert!(
+                    refused.why.contains(&format!("uses `#{name}`")),
+                    "{text}: {}",
+                    refused.why
+                );
+            }
+            let computed = format!("#define F \"x\"\n#{name} F\n");
+            let refused = scan(&computed, false).unwrap_err();
+            assert!(
+                refused.why.contains("computed include"),
+                "{computed}: {}",
+                refused.why
+            );
+        }
+    }
+
     // A raw string or digit separator that only some standards read hides
     // an include from the others: the disagreement is refused.
     #[test]

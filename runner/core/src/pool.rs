@@ -140,17 +140,35 @@ fn pooled_ceilings(runs: &[Measured]) -> Option<Ceilings> {
 mod tests {
     use super::*;
 
-    /// A process's result for one size with the given samples, taken from
-    /// a stored record so that every other field is realistic.
+    /// A process's result for one size of 2^20 floats with the given
+    /// samples, measured on a GPU with its ceilings (so that the pooled
+    /// figures are derived) and one passing edge check.
     fn process(times: &[f64], floor: f64, pass: bool) -> Measured {
-        let mut record: Record =
-            serde_json::from_str(include_str!("../../../results/reductions/two_pass.json"))
-                .expect("the stored record parses");
-        record.sizes.truncate(1);
-        record.sizes[0].pass = pass;
-        record.sizes[0].error = if pass { 1e-9 } else { 1e-3 };
-        record.sizes[0].hot_median_us = Some(times[0]);
-        record.ceilings.as_mut().unwrap().launch_floor_us = floor;
+        use crate::record::{EdgeCheck, GpuFacts, test_records};
+        let mut record = test_records::record("reductions/k", "key");
+        record.gpu = Some(GpuFacts {
+            name: "NVIDIA H200".into(),
+            peak_gbs: 4800.0,
+            l2_bytes: 60 << 20,
+            ..GpuFacts::default()
+        });
+        record.ceilings = Some(crate::method::Ceilings {
+            read_gbs: 4500.0,
+            copy_gbs: 4300.0,
+            launch_floor_us: floor,
+            buffer_bytes: 1 << 32,
+        });
+        let mut size = test_records::size(1 << 20, 4 << 20, times[0], pass);
+        size.error = if pass { 1e-9 } else { 1e-3 };
+        size.hot_median_us = Some(times[0]);
+        record.sizes = vec![size];
+        record.edge_checks = vec![EdgeCheck {
+            n: crate::size::Size(1000),
+            rows: None,
+            error: 0.0,
+            tolerance: 0.0,
+            pass: true,
+        }];
         record.status = if pass { Status::Pass } else { Status::Wrong };
         record.wall_s = 1.0;
         Measured {
@@ -190,6 +208,27 @@ mod tests {
         assert!(!r.sizes[0].pass);
         assert_eq!(r.sizes[0].error, 1e-3);
         assert_eq!(r.status, Status::Wrong);
+    }
+
+    // An edge size that one process got wrong makes the pooled record
+    // wrong even when every timed size passed: the edge checks are part of
+    // the verdict, and the pooled check keeps the worst error.
+    #[test]
+    fn a_failed_edge_check_makes_the_result_wrong() {
+        let mut bad = process(&[10.0], 2.0, true);
+        bad.record.edge_checks[0].pass = false;
+        bad.record.edge_checks[0].error = 0.5;
+        bad.record.status = Status::Wrong;
+        let r = pool(vec![process(&[10.0], 2.0, true), bad]);
+        assert!(r.sizes[0].pass);
+        assert!(!r.edge_checks[0].pass);
+        assert_eq!(r.edge_checks[0].error, 0.5);
+        assert_eq!(r.status, Status::Wrong);
+        let good = pool(vec![
+            process(&[10.0], 2.0, true),
+            process(&[10.0], 2.0, true),
+        ]);
+        assert_eq!(good.status, Status::Pass);
     }
 
     // One process is passed through untouched.

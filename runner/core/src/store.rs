@@ -190,6 +190,35 @@ mod tests {
         r
     }
 
+    // An id names a file under the store and nowhere else: one that climbs
+    // out (`..`), starts at the root, or has empty or `.` parts is refused,
+    // so a record can never be read from or written to outside `results/`.
+    #[test]
+    fn ids_that_leave_the_store_are_refused() {
+        let store = Store::new("/book/results");
+        for id in [
+            "..",
+            "../secrets",
+            "ch/../../etc/passwd",
+            "ch/..",
+            "/etc/passwd",
+            "ch//k",
+            "./k",
+            "ch/./k",
+            "",
+            "ch/k name",
+        ] {
+            assert!(
+                matches!(store.path_of(id), Err(StoreError::BadId(bad)) if bad == id),
+                "{id:?} was let through"
+            );
+        }
+        assert_eq!(
+            store.path_of("ch/k.v2").unwrap(),
+            Path::new("/book/results/ch/k.v2.json")
+        );
+    }
+
     // A record of another GPU model is kept beside the target's, which it
     // leaves as it was; each is read back by its GPU's name.
     #[test]

@@ -297,6 +297,24 @@ mod tests {
         assert!(!check_value(n, &x, f32::NAN).pass);
     }
 
+    // The check holds the documented bound, 4 sqrt(n) u of the sum of
+    // magnitudes: an answer off by half of it passes and one off by twice
+    // it fails, at a size where that is a few units of the sum.
+    #[test]
+    fn the_tolerance_is_four_sqrt_n_unit_roundoffs() {
+        let n: u64 = 1 << 16;
+        let x = input(n, 6);
+        let (sum, magnitude) = reference_sum(&x);
+        let bound = 4.0 * 256.0 / 16_777_216.0;
+        let off_by = |k: f64| (sum + k * bound * magnitude) as f32;
+        let near = check_value(n, &x, off_by(0.5));
+        assert!(near.pass, "{}", near.detail);
+        assert_eq!(near.tolerance, bound);
+        let far = check_value(n, &x, off_by(2.0));
+        assert!(!far.pass, "{}", far.detail);
+        assert!((far.error / bound - 2.0).abs() < 0.01, "{}", far.error);
+    }
+
     // A float32 accumulator stuck at 2^24 (one atomic per element over 2^26
     // values) is far outside the tolerance.
     #[test]

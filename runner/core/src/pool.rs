@@ -231,6 +231,72 @@ mod tests {
         assert_eq!(good.status, Status::Pass);
     }
 
+    // The pooled error is the worst process's: the largest among passing
+    // processes, and a failing process's over any passing one's, even a
+    // smaller one (a failure's error is what the reader must see).
+    #[test]
+    fn the_pooled_error_is_the_worst_processs() {
+        let with_error = |error: f64, pass: bool| {
+            let mut p = process(&[10.0], 2.0, pass);
+            p.record.sizes[0].error = error;
+            p
+        };
+        let r = pool(vec![
+            with_error(2e-9, true),
+            with_error(5e-9, true),
+            with_error(3e-9, true),
+        ]);
+        assert_eq!((r.sizes[0].error, r.sizes[0].pass), (5e-9, true));
+        let r = pool(vec![with_error(1e-3, true), with_error(1e-4, false)]);
+        assert_eq!((r.sizes[0].error, r.sizes[0].pass), (1e-4, false));
+    }
+
+    // A process that read no SM clock (0) is left out of the pooled clock,
+    // and the copy ceiling at the size is the processes' median.
+    #[test]
+    fn clocks_and_ceilings_pool_over_the_processes_that_have_them() {
+        let mut a = process(&[10.0], 2.0, true);
+        a.record.sizes[0].sm_clock_mhz = 1980.0;
+        a.record.sizes[0].ceiling_gbs = Some(4000.0);
+        let mut b = process(&[10.0], 2.0, true);
+        b.record.sizes[0].sm_clock_mhz = 0.0;
+        b.record.sizes[0].ceiling_gbs = Some(4200.0);
+        let r = pool(vec![a, b]);
+        assert_eq!(r.sizes[0].sm_clock_mhz, 1980.0);
+        assert_eq!(r.sizes[0].ceiling_gbs, Some(4100.0));
+    }
+
+    // A size is labelled noisy when any process found it noisy, and only
+    // then: another label (fits in L2) does not make it noisy.
+    #[test]
+    fn noisy_in_one_process_is_noisy_pooled() {
+        let labelled = |label: &str| {
+            let mut p = process(&[10.0], 2.0, true);
+            p.record.sizes[0].labels = vec![label.to_string()];
+            p
+        };
+        let noisy = |r: &Record| r.sizes[0].labels.iter().any(|l| l == figures::NOISY);
+        let quiet = pool(vec![
+            labelled(figures::FITS_IN_L2),
+            labelled(figures::FITS_IN_L2),
+        ]);
+        assert!(!noisy(&quiet), "{:?}", quiet.sizes[0].labels);
+        assert!(noisy(&pool(vec![
+            labelled(figures::FITS_IN_L2),
+            labelled(figures::NOISY)
+        ])));
+    }
+
+    // The pooled record keeps a message one process gave (a warning such as
+    // a clock that could not be read), the first non-empty one.
+    #[test]
+    fn a_processs_message_is_kept() {
+        let mut said = process(&[10.0], 2.0, true);
+        said.record.message = "clocks not read".into();
+        let r = pool(vec![process(&[10.0], 2.0, true), said]);
+        assert_eq!(r.message, "clocks not read");
+    }
+
     // One process is passed through untouched.
     #[test]
     fn one_process_is_its_own_record() {

@@ -264,4 +264,20 @@ mod tests {
         let rounded = check(&b, &bf16, float_softmax(bf16.input("x").unwrap(), c, true));
         assert_eq!(rounded.tolerance, bound + Elem::BF16.unit_roundoff());
     }
+
+    // Where several elements share the largest error (here NaN from column
+    // 17 of rows 2 and 3 on, all infinitely wrong), the detail names the
+    // first of them: where the kernel's output first went wrong.
+    #[test]
+    fn the_first_of_equally_wrong_elements_is_named() {
+        let i = instance(4, 1000, Elem::F32);
+        let p = SoftmaxRows.prepare(&i, 1, Data::Timed);
+        let mut y = float_softmax(p.input("x").unwrap(), 1000, true);
+        for v in &mut y[2 * 1000 + 17..] {
+            *v = f32::NAN;
+        }
+        let c = check(&i, &p, y);
+        assert!(!c.pass && c.error == f64::INFINITY, "{c:?}");
+        assert!(c.detail.contains("at row 2, column 17:"), "{}", c.detail);
+    }
 }

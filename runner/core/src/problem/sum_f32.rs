@@ -396,4 +396,16 @@ mod tests {
         let partial: f32 = x[..900].iter().sum();
         assert!(!check_value(n, &x, partial).pass);
     }
+
+    // An input whose magnitudes sum to zero (all zeros: never drawn, but a
+    // problem's inputs may change) is judged on the absolute error: the
+    // right answer, 0, passes and a wrong one fails, instead of 0 / 0.
+    #[test]
+    fn a_zero_input_is_judged_on_the_absolute_error() {
+        let x = vec![0.0f32; 1000];
+        let right = check_value(1000, &x, 0.0);
+        assert!(right.pass && right.error == 0.0, "{right:?}");
+        let wrong = check_value(1000, &x, 0.5);
+        assert!(!wrong.pass && wrong.error == 0.5, "{wrong:?}");
+    }
 }

@@ -408,4 +408,17 @@ mod tests {
         let wrong = check_value(1000, &x, 0.5);
         assert!(!wrong.pass && wrong.error == 0.5, "{wrong:?}");
     }
+
+    // The exact check passes on equality alone, but reports how far off a
+    // wrong sum is, relative to the exact one, so that a record can say
+    // "a few elements" from "half the input".
+    #[test]
+    fn the_exact_check_reports_the_relative_shortfall() {
+        let x = exact_input(1000, 2);
+        let exact: f32 = x.iter().sum();
+        let c = check_exact(1000, &x, exact - 3.0);
+        assert!(!c.pass);
+        assert_eq!(c.error, 3.0 / f64::from(exact));
+        assert_eq!(check_exact(1000, &x, exact).error, 0.0);
+    }
 }

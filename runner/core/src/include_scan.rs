@@ -511,18 +511,19 @@ impl<'a> Lexer<'a> {
         Ok(next)
     }
 
-    /// Reads a name of `is_part` characters from `q` (splices skipped).
+    /// Reads a name of `is_part` bytes from `q` (splices skipped), as text
+    /// (a non-ASCII letter is several bytes of UTF-8).
     fn name(&self, q: usize, is_part: fn(u8) -> bool) -> (String, usize) {
-        let mut name = String::new();
+        let mut name = Vec::new();
         let mut p = q;
         while let Some((c, _, next)) = self.ch(p) {
             if !is_part(c) {
                 break;
             }
-            name.push(c as char);
+            name.push(c);
             p = next;
         }
-        (name, p)
+        (String::from_utf8_lossy(&name).into_owned(), p)
     }
 
     /// A preprocessing number from `p` (its first character already read).
@@ -891,6 +892,29 @@ mod tests {
             assert!(
                 refused.why.contains("computed include"),
                 "{computed}: {}",
+                refused.why
+            );
+        }
+    }
+
+    // A null directive (`#` alone) and a line marker (`# 1 "file"`) open
+    // no file: they are accepted.
+    #[test]
+    fn null_directives_and_line_markers_are_harmless() {
+        assert_eq!(scan("#\n# 1 \"a.cu\"\nint a;\n", false), Ok(vec![]));
+    }
+
+    // A directive's name is read as the preprocessor reads an identifier,
+    // `$`, universal character names and non-ASCII letters included, so the
+    // refusal names the whole directive.
+    #[test]
+    fn a_refused_directive_is_named_whole() {
+        for name in ["incl\\u0075de", "inc$lude", "incl\u{fc}de"] {
+            let text = format!("#{name} \"x\"\n");
+            let refused = scan(&text, false).unwrap_err();
+            assert!(
+                refused.why.contains(&format!("(`#{name}`)")),
+                "{text}: {}",
                 refused.why
             );
         }

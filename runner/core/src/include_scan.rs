@@ -897,6 +897,15 @@ mod tests {
         }
     }
 
+    // An include on the first line is found, after a byte-order mark too
+    // (which editors write and the preprocessor skips).
+    #[test]
+    fn an_include_on_the_first_line_is_found() {
+        for text in ["#include \"a.cuh\"\n", "\u{feff}#include \"a.cuh\"\n"] {
+            assert_eq!(scan(text, false), Ok(vec![quoted(0, "a.cuh")]), "{text:?}");
+        }
+    }
+
     // A null directive (`#` alone) and a line marker (`# 1 "file"`) open
     // no file: they are accepted.
     #[test]

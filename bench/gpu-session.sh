@@ -31,9 +31,11 @@
 #      torch.distributed.all_reduce on 2 ranks by the same method
 #      (bench/peers/allreduce_torch.py under torch.distributed.run) into
 #      session-logs/torch-allreduce-2gpu.jsonl, with `nvidia-smi topo -m`;
-#      then the probe one-shot-flags (bench/tuning/allreduce/flags/) beside
-#      NCCL and the one-shot up to 16 MiB, on 2 GPUs and on 1, into
-#      session-logs/allreduce-flags-*gpu.json (never results/).
+#      then the standalone probe of the one-shot whose ranks meet in the
+#      kernel (bench/tuning/allreduce/flags/probe.sh, built with nvcc)
+#      beside the book's one-shot up to 16 MiB, on 2 GPUs and on 1, into
+#      session-logs/flags/allreduce-flags-*gpu.json (never results/; NCCL's
+#      figures are the reports' above).
 # Usage: bench/gpu-session.sh OUTDIR [all|book|book2|peers|profile|sanitize|host|lanes|allreduce]
 # SKIP_AUTO_CHECKS=1 skips the auto-mode checks after the book runs,
 # SKIP_PLANTED=1 the planted-failure fixture of the peers stage (its
@@ -111,12 +113,12 @@ logged() { # LOG LIMIT COMMAND...
     timeout "$limit" "$@" > "$out/$log" 2>&1 || echo "${log%.log}: exit $?, see $log"
     pack
 }
-# The probe one-shot-flags (bench/tuning/allreduce/flags/) beside NCCL and
-# the one-shot on K GPUs, into session-logs/ (never results/).
+# The standalone probe of the one-shot whose ranks meet in the kernel
+# (bench/tuning/allreduce/flags/) beside the book's one-shot on K GPUs,
+# into session-logs/flags/ (never results/).
 flags_probe() { # K LIMIT
-    stamp "allreduce: the in-kernel-barrier one-shot probe on $1 GPU(s), against NCCL and the one-shot"
-    logged "allreduce-flags-$1gpu.log" "$2" cuda-runner allreduce --gpus "$1" \
-        --impls nccl,one-shot,one-shot-flags --sizes 8..16MiB --out "$out/allreduce-flags-$1gpu.json"
+    stamp "allreduce: the in-kernel-barrier one-shot probe on $1 GPU(s), against the one-shot"
+    logged "allreduce-flags-$1gpu.log" "$2" bench/tuning/allreduce/flags/probe.sh "$out/flags" "$1"
 }
 if [[ $gpus -lt 2 ]]; then
     stamp "allreduce: this machine shows $gpus GPU(s); the 2-GPU report needs 2 or more" | tee "$out/allreduce.txt"

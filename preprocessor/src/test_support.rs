@@ -88,10 +88,11 @@ pub(crate) fn catalog_of(settings: &Settings, text: &str) -> Catalog {
     Catalog::build(settings, &[chapter("ch.md", text)])
 }
 
-/// The first all-reduce report, made on one H200 (k = 1), as stored: it
-/// was written before reports carried the kernels' key.
+/// The first all-reduce report, made on one H200 (k = 1) on 2026-12-01,
+/// kept as a fixture: it was written before reports carried the kernels'
+/// key.
 pub(crate) const ALLREDUCE_1GPU: &str =
-    include_str!("../../bench/tuning/allreduce/probe-h200-1gpu/allreduce-1gpu.json");
+    include_str!("../tests/fixtures/allreduce-1gpu-before-kernels-key.json");
 
 /// A synthetic all-reduce report over two H200s (the integration test's
 /// fixture), its kernels' key a placeholder.

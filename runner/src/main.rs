@@ -213,9 +213,7 @@ struct AllreduceArgs {
     /// 8..4GiB). Sizes that do not fit in a GPU's memory are skipped.
     #[arg(long)]
     sizes: Option<String>,
-    /// Implementations: nccl, nccl-inplace, one-shot, two-shot, or all;
-    /// also one-shot-flags, a probe read from
-    /// bench/tuning/allreduce/flags/one_shot_flags.cu (never in all).
+    /// Implementations: nccl, nccl-inplace, one-shot, two-shot, or all.
     #[arg(long, default_value = "all")]
     impls: String,
     /// The seed every rank's input is drawn from.
@@ -602,17 +600,6 @@ fn allreduce(args: AllreduceArgs) -> Result<()> {
         Some(text) => sweep::parse_list(text).with_context(|| format!("--sizes {text}"))?,
         None => sweep::default_sweep(),
     };
-    if let Some(probe) = implementations
-        .iter()
-        .find(|i| implementations::Implementation::OPT_IN.contains(i))
-        .filter(|_| args.out.is_none())
-    {
-        // A report under results/ is what pages show; its kernels_key does
-        // not cover a probe's kernel.
-        bail!(
-            "--impls {probe} is a probe: pass --out FILE (outside results/), so that no book report holds its rows"
-        );
-    }
     if args.out.is_none() && !Path::new("book.toml").is_file() {
         bail!(
             "no book.toml here: run `cuda-runner allreduce` in the book's root, or pass --out FILE"

@@ -1,7 +1,8 @@
 //! `cuda-runner profile`: runs an example's launches once under Nsight
 //! Compute and stores its counters with the example's key. Here a stand-in
-//! `ncu` answers with the CSV of a real H200 run (fast_reduce at 2^30, from
-//! session 5) and the line `launch-once` prints, so the command is checked
+//! `ncu` answers with the CSV of a real H200 run (fast_reduce at 2^30, the
+//! core's fixture runner/core/src/fixtures/ncu-two-kernels.csv) and the
+//! line `launch-once` prints, so the command is checked
 //! without a GPU; `bench/gpu-session.sh` runs it with the real tool.
 
 use std::process::Command;
@@ -17,7 +18,7 @@ fn profile_stores_the_counters_with_the_examples_key() {
         kernels.join("fast_reduce.cu"),
     )
     .unwrap();
-    let csv = format!("{root}/../bench/tuning/session5/ncu-2p30.csv");
+    let csv = format!("{root}/core/src/fixtures/ncu-two-kernels.csv");
     let ncu = book.path().join("ncu");
     std::fs::write(
         &ncu,

@@ -114,10 +114,8 @@ mod tests {
     const EIGHT: &str = "\t\u{1b}[4mGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\u{1b}[0m\nGPU0\t X \tNV18\tNV18\tSYS\t0-47\t0\t\tN/A\nGPU1\tNV18\t X \tNV18\tSYS\t0-47\t0\t\tN/A\nGPU2\tNV18\tNV18\t X \tSYS\t48-95\t1\t\tN/A\nNIC0\tSYS\tSYS\tSYS\t X \n\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
     fn report(ranks: usize, topo: Option<&str>, visible: Option<&str>) -> Report {
-        let mut value: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../bench/tuning/allreduce/probe-h200-1gpu/allreduce-1gpu.json"
-        ))
-        .unwrap();
+        let mut value: serde_json::Value =
+            serde_json::from_str(crate::test_support::ALLREDUCE_1GPU).unwrap();
         value["ranks"] = ranks.into();
         value["link"]["nvidia_smi_topo"] = topo.into();
         if let Some(v) = visible {

@@ -511,18 +511,19 @@ impl<'a> Lexer<'a> {
         Ok(next)
     }
 
-    /// Reads a name of `is_part` characters from `q` (splices skipped).
+    /// Reads a name of `is_part` bytes from `q` (splices skipped), as text
+    /// (a non-ASCII letter is several bytes of UTF-8).
     fn name(&self, q: usize, is_part: fn(u8) -> bool) -> (String, usize) {
-        let mut name = String::new();
+        let mut name = Vec::new();
         let mut p = q;
         while let Some((c, _, next)) = self.ch(p) {
             if !is_part(c) {
                 break;
             }
-            name.push(c as char);
+            name.push(c);
             p = next;
         }
-        (name, p)
+        (String::from_utf8_lossy(&name).into_owned(), p)
     }
 
     /// A preprocessing number from `p` (its first character already read).
@@ -868,6 +869,64 @@ mod tests {
         assert_eq!(refused_line("??=include \"x\"\n"), 0);
         assert_eq!(refused_line("#inc\\ \nlude \"x\"\n"), 0);
         assert_eq!(refused_line("#include \"x\" junk\n"), 0);
+    }
+
+    // `#import` (GCC, Objective-C) and `#embed` (C23, C++26) open files in
+    // the preprocessors that know them: each is refused as an include-like
+    // directive, written plainly or with a macro, and the message names it.
+    #[test]
+    fn import_and_embed_are_refused_as_includes() {
+        for name in ["import", "embed", "include_next"] {
+            for target in ["\"x\"", "<x>"] {
+                let text = format!("int a;\n#{name} {target}\n");
+                let refused = scan(&text, false).unwrap_err();
+                assert_eq!(refused.line, 1, "{text}");
+                assert!(
+                    refused.why.contains(&format!("uses `#{name}`")),
+                    "{text}: {}",
+                    refused.why
+                );
+            }
+            let computed = format!("#define F \"x\"\n#{name} F\n");
+            let refused = scan(&computed, false).unwrap_err();
+            assert!(
+                refused.why.contains("computed include"),
+                "{computed}: {}",
+                refused.why
+            );
+        }
+    }
+
+    // An include on the first line is found, after a byte-order mark too
+    // (which editors write and the preprocessor skips).
+    #[test]
+    fn an_include_on_the_first_line_is_found() {
+        for text in ["#include \"a.cuh\"\n", "\u{feff}#include \"a.cuh\"\n"] {
+            assert_eq!(scan(text, false), Ok(vec![quoted(0, "a.cuh")]), "{text:?}");
+        }
+    }
+
+    // A null directive (`#` alone) and a line marker (`# 1 "file"`) open
+    // no file: they are accepted.
+    #[test]
+    fn null_directives_and_line_markers_are_harmless() {
+        assert_eq!(scan("#\n# 1 \"a.cu\"\nint a;\n", false), Ok(vec![]));
+    }
+
+    // A directive's name is read as the preprocessor reads an identifier,
+    // `$`, universal character names and non-ASCII letters included, so the
+    // refusal names the whole directive.
+    #[test]
+    fn a_refused_directive_is_named_whole() {
+        for name in ["incl\\u0075de", "inc$lude", "incl\u{fc}de"] {
+            let text = format!("#{name} \"x\"\n");
+            let refused = scan(&text, false).unwrap_err();
+            assert!(
+                refused.why.contains(&format!("(`#{name}`)")),
+                "{text}: {}",
+                refused.why
+            );
+        }
     }
 
     // A raw string or digit separator that only some standards read hides

@@ -165,17 +165,35 @@ fn pooled_named(cs: &[&Ceilings]) -> std::collections::BTreeMap<String, measure:
 mod tests {
     use super::*;
 
-    /// A process's result for one size with the given samples, taken from
-    /// a stored record so that every other field is realistic.
+    /// A process's result for one size of 2^20 floats with the given
+    /// samples, measured on a GPU with its ceilings (so that the pooled
+    /// figures are derived) and one passing edge check.
     fn process(times: &[f64], floor: f64, pass: bool) -> Measured {
-        let mut record: Record =
-            serde_json::from_str(include_str!("../../../results/reductions/two_pass.json"))
-                .expect("the stored record parses");
-        record.sizes.truncate(1);
-        record.sizes[0].pass = pass;
-        record.sizes[0].error = if pass { 1e-9 } else { 1e-3 };
-        record.sizes[0].hot_median_us = Some(times[0]);
-        record.ceilings.as_mut().unwrap().launch_floor_us = floor;
+        use crate::record::{EdgeCheck, GpuFacts, test_records};
+        let mut record = test_records::record("reductions/k", "key");
+        record.gpu = Some(GpuFacts {
+            name: "NVIDIA H200".into(),
+            peak_gbs: 4800.0,
+            l2_bytes: 60 << 20,
+            ..GpuFacts::default()
+        });
+        record.ceilings = Some(crate::method::Ceilings {
+            read_gbs: 4500.0,
+            copy_gbs: 4300.0,
+            launch_floor_us: floor,
+            buffer_bytes: 1 << 32,
+        });
+        let mut size = test_records::size(1 << 20, 4 << 20, times[0], pass);
+        size.error = if pass { 1e-9 } else { 1e-3 };
+        size.hot_median_us = Some(times[0]);
+        record.sizes = vec![size];
+        record.edge_checks = vec![EdgeCheck {
+            n: crate::size::Size(1000),
+            rows: None,
+            error: 0.0,
+            tolerance: 0.0,
+            pass: true,
+        }];
         record.status = if pass { Status::Pass } else { Status::Wrong };
         record.wall_s = 1.0;
         Measured {
@@ -215,6 +233,93 @@ mod tests {
         assert!(!r.sizes[0].pass);
         assert_eq!(r.sizes[0].error, 1e-3);
         assert_eq!(r.status, Status::Wrong);
+    }
+
+    // An edge size that one process got wrong makes the pooled record
+    // wrong even when every timed size passed: the edge checks are part of
+    // the verdict, and the pooled check keeps the worst error.
+    #[test]
+    fn a_failed_edge_check_makes_the_result_wrong() {
+        let mut bad = process(&[10.0], 2.0, true);
+        bad.record.edge_checks[0].pass = false;
+        bad.record.edge_checks[0].error = 0.5;
+        bad.record.status = Status::Wrong;
+        let r = pool(vec![process(&[10.0], 2.0, true), bad]);
+        assert!(r.sizes[0].pass);
+        assert!(!r.edge_checks[0].pass);
+        assert_eq!(r.edge_checks[0].error, 0.5);
+        assert_eq!(r.status, Status::Wrong);
+        let good = pool(vec![
+            process(&[10.0], 2.0, true),
+            process(&[10.0], 2.0, true),
+        ]);
+        assert_eq!(good.status, Status::Pass);
+    }
+
+    // The pooled error is the worst process's: the largest among passing
+    // processes, and a failing process's over any passing one's, even a
+    // smaller one (a failure's error is what the reader must see).
+    #[test]
+    fn the_pooled_error_is_the_worst_processs() {
+        let with_error = |error: f64, pass: bool| {
+            let mut p = process(&[10.0], 2.0, pass);
+            p.record.sizes[0].error = error;
+            p
+        };
+        let r = pool(vec![
+            with_error(2e-9, true),
+            with_error(5e-9, true),
+            with_error(3e-9, true),
+        ]);
+        assert_eq!((r.sizes[0].error, r.sizes[0].pass), (5e-9, true));
+        let r = pool(vec![with_error(1e-3, true), with_error(1e-4, false)]);
+        assert_eq!((r.sizes[0].error, r.sizes[0].pass), (1e-4, false));
+    }
+
+    // A process that read no SM clock (0) is left out of the pooled clock,
+    // and the copy ceiling at the size is the processes' median.
+    #[test]
+    fn clocks_and_ceilings_pool_over_the_processes_that_have_them() {
+        let mut a = process(&[10.0], 2.0, true);
+        a.record.sizes[0].sm_clock_mhz = 1980.0;
+        a.record.sizes[0].ceiling_gbs = Some(4000.0);
+        let mut b = process(&[10.0], 2.0, true);
+        b.record.sizes[0].sm_clock_mhz = 0.0;
+        b.record.sizes[0].ceiling_gbs = Some(4200.0);
+        let r = pool(vec![a, b]);
+        assert_eq!(r.sizes[0].sm_clock_mhz, 1980.0);
+        assert_eq!(r.sizes[0].ceiling_gbs, Some(4100.0));
+    }
+
+    // A size is labelled noisy when any process found it noisy, and only
+    // then: another label (fits in L2) does not make it noisy.
+    #[test]
+    fn noisy_in_one_process_is_noisy_pooled() {
+        let labelled = |label: &str| {
+            let mut p = process(&[10.0], 2.0, true);
+            p.record.sizes[0].labels = vec![label.to_string()];
+            p
+        };
+        let noisy = |r: &Record| r.sizes[0].labels.iter().any(|l| l == figures::NOISY);
+        let quiet = pool(vec![
+            labelled(figures::FITS_IN_L2),
+            labelled(figures::FITS_IN_L2),
+        ]);
+        assert!(!noisy(&quiet), "{:?}", quiet.sizes[0].labels);
+        assert!(noisy(&pool(vec![
+            labelled(figures::FITS_IN_L2),
+            labelled(figures::NOISY)
+        ])));
+    }
+
+    // The pooled record keeps a message one process gave (a warning such as
+    // a clock that could not be read), the first non-empty one.
+    #[test]
+    fn a_processs_message_is_kept() {
+        let mut said = process(&[10.0], 2.0, true);
+        said.record.message = "clocks not read".into();
+        let r = pool(vec![process(&[10.0], 2.0, true), said]);
+        assert_eq!(r.message, "clocks not read");
     }
 
     // One process is passed through untouched.

@@ -282,12 +282,12 @@ pub fn shown(m: &Metric) -> String {
 mod tests {
     use super::*;
 
-    // The CSV of a real Nsight Compute run (session 5, fast_reduce and
-    // cupy.sum at 2^30 on an H200, with the program's own output and the
-    // tool's notes around it) reads kernel by kernel.
+    // The CSV of a real Nsight Compute run (two of its kernels at 2^30 on
+    // an H200: cuRAND's set-up and fast_reduce, with the program's own
+    // output and the tool's notes around them) reads kernel by kernel.
     #[test]
     fn a_real_ncu_csv_reads_kernel_by_kernel() {
-        let text = include_str!("../../../bench/tuning/session5/ncu-2p30.csv");
+        let text = include_str!("fixtures/ncu-two-kernels.csv");
         let kernels = parse_ncu_csv(text).unwrap();
         let fast: Vec<&KernelProfile> = kernels
             .iter()

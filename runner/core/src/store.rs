@@ -190,6 +190,63 @@ mod tests {
         r
     }
 
+    // An id names a file under the store and nowhere else: one that climbs
+    // out (`..`), starts at the root, or has empty or `.` parts is refused,
+    // so a record can never be read from or written to outside `results/`.
+    #[test]
+    fn ids_that_leave_the_store_are_refused() {
+        let store = Store::new("/book/results");
+        for id in [
+            "..",
+            "../secrets",
+            "ch/../../etc/passwd",
+            "ch/..",
+            "/etc/passwd",
+            "ch//k",
+            "./k",
+            "ch/./k",
+            "",
+            "ch/k name",
+        ] {
+            assert!(
+                matches!(store.path_of(id), Err(StoreError::BadId(bad)) if bad == id),
+                "{id:?} was let through"
+            );
+        }
+        assert_eq!(
+            store.path_of("ch/k.v2").unwrap(),
+            Path::new("/book/results/ch/k.v2.json")
+        );
+    }
+
+    // A record is fresh while its key is the example's, stale once the key
+    // changed, and missing when none is stored.
+    #[test]
+    fn lookup_tells_fresh_from_stale_from_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        assert!(matches!(store.lookup("ch/k", "key1"), Ok(Lookup::Missing)));
+        store
+            .write(&crate::record::test_records::record("ch/k", "key1"))
+            .unwrap();
+        assert!(matches!(store.lookup("ch/k", "key1"), Ok(Lookup::Fresh(r)) if r.key == "key1"));
+        assert!(matches!(store.lookup("ch/k", "key2"), Ok(Lookup::Stale(r)) if r.key == "key1"));
+    }
+
+    // Only a file that does not exist is a missing record: one that cannot
+    // be read (here a folder in its place) is an error naming the path, so
+    // that the example is not measured again over it as if it were new.
+    #[test]
+    fn an_unreadable_record_is_an_error_not_a_missing_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("ch/k.json")).unwrap();
+        let store = Store::new(dir.path());
+        match store.read("ch/k") {
+            Err(StoreError::Io { path, .. }) => assert_eq!(path, dir.path().join("ch/k.json")),
+            other => panic!("{other:?}"),
+        }
+    }
+
     // A record of another GPU model is kept beside the target's, which it
     // leaves as it was; each is read back by its GPU's name.
     #[test]

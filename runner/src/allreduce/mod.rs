@@ -101,9 +101,6 @@ pub fn run(options: &Options) -> Result<Report> {
     let two_shot = wants(options, Implementation::TwoShot)
         .then(|| ours::Ours::new(&ranks, ours::Shot::Two))
         .transpose()?;
-    let one_shot_flags = wants(options, Implementation::OneShotFlags)
-        .then(|| ours::Ours::new(&ranks, ours::Shot::OneFlags))
-        .transpose()?;
     let mut timer = timing::Timer::new(&ranks)?;
     let mut staging = Staging::new(&ranks[0].ctx)?;
     let seeds = inputs::rank_seeds(options.seed, count);
@@ -121,7 +118,6 @@ pub fn run(options: &Options) -> Result<Report> {
         nccl: nccl.as_ref(),
         one_shot: one_shot.as_ref(),
         two_shot: two_shot.as_ref(),
-        one_shot_flags: one_shot_flags.as_ref(),
     };
 
     let mut rows = Vec::new();

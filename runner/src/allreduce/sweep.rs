@@ -20,7 +20,6 @@ pub(super) struct Sweep<'a> {
     pub nccl: Option<&'a nccl::Nccl>,
     pub one_shot: Option<&'a ours::Ours>,
     pub two_shot: Option<&'a ours::Ours>,
-    pub one_shot_flags: Option<&'a ours::Ours>,
 }
 
 impl Sweep<'_> {
@@ -79,10 +78,6 @@ impl Sweep<'_> {
                 Implementation::TwoShot => Ok(self
                     .two_shot
                     .context("two-shot was not loaded")?
-                    .all_reduce(ranks, bufs)?),
-                Implementation::OneShotFlags => Ok(self
-                    .one_shot_flags
-                    .context("one-shot-flags was not loaded")?
                     .all_reduce(ranks, bufs)?),
             }
         };

@@ -1,9 +1,9 @@
 // One-shot all-reduce whose ranks meet inside the kernel, not through the
 // host: a probe for issue 11, not one of the book's kernels (those are
-// kernels/allreduce/, whose key the pages check). `cuda-runner allreduce
-// --impls one-shot-flags` reads this file at run time from the book's
-// root, compiles it per GPU architecture and launches it on every rank
-// with no event barriers around it.
+// kernels/allreduce/, whose key the pages check). probe_flags.cu beside
+// it includes it, launches it on every rank with no event barriers around
+// it and times it against the book's one-shot; probe.sh builds that with
+// nvcc.
 //
 // Why: on one H200 kernels/allreduce/one_shot.cu took 2.26 µs at 8 B
 // against NCCL's 1.67 (results/allreduce/nvidia-h200-1gpu.json,

@@ -14,12 +14,6 @@ pub enum Implementation {
     OneShot,
     /// kernels/allreduce/two_shot.cu.
     TwoShot,
-    /// bench/tuning/allreduce/flags/one_shot_flags.cu: the one-shot with
-    /// its ranks meeting inside the kernel (flags over peer access) instead
-    /// of through host barriers. A probe, read from disk at run time; only
-    /// when named (`--impls one-shot-flags`), never in `all`, and no page
-    /// shows it.
-    OneShotFlags,
 }
 
 impl Implementation {
@@ -31,9 +25,6 @@ impl Implementation {
         Implementation::TwoShot,
     ];
 
-    /// Implementations run only when named, after [`Implementation::ALL`]'s.
-    pub const OPT_IN: [Implementation; 1] = [Implementation::OneShotFlags];
-
     /// The name `--impls` takes and the report uses.
     pub fn name(self) -> &'static str {
         match self {
@@ -41,7 +32,6 @@ impl Implementation {
             Implementation::NcclInPlace => "nccl-inplace",
             Implementation::OneShot => "one-shot",
             Implementation::TwoShot => "two-shot",
-            Implementation::OneShotFlags => "one-shot-flags",
         }
     }
 
@@ -58,9 +48,8 @@ impl Implementation {
     /// Stream commands one all-reduce over `ranks` queues on each rank's
     /// stream, for the timer's queue budget. Ours: a barrier is an event
     /// record and a wait per other rank, two barriers and a launch for the
-    /// one-shot, three and two launches for the two-shot, a launch alone
-    /// for the one-shot whose ranks meet in the kernel. NCCL's own count is
-    /// not published; 8 is a generous guess (a launch, and the records and
+    /// one-shot, three and two launches for the two-shot. NCCL's own count
+    /// is not published; 8 is a generous guess (a launch, and the records and
     /// waits joining its internal streams).
     pub fn commands_per_call(self, ranks: usize) -> u32 {
         let barrier = ranks.max(1) as u32;
@@ -68,7 +57,6 @@ impl Implementation {
             Implementation::Nccl | Implementation::NcclInPlace => 8,
             Implementation::OneShot => 2 * barrier + 1,
             Implementation::TwoShot => 3 * barrier + 2,
-            Implementation::OneShotFlags => 1,
         }
     }
 }
@@ -80,8 +68,7 @@ impl fmt::Display for Implementation {
 }
 
 /// Reads a comma-separated list of names (`all` for every one of
-/// [`Implementation::ALL`]), in the order of `ALL` then
-/// [`Implementation::OPT_IN`], without repeats.
+/// [`Implementation::ALL`]), in the order of `ALL`, without repeats.
 pub fn parse_list(text: &str) -> Result<Vec<Implementation>, String> {
     let mut wanted = Vec::new();
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -89,11 +76,10 @@ pub fn parse_list(text: &str) -> Result<Vec<Implementation>, String> {
             wanted.extend(Implementation::ALL);
             continue;
         }
-        let known = Implementation::ALL.iter().chain(&Implementation::OPT_IN);
-        match known.clone().find(|i| i.name() == name) {
+        match Implementation::ALL.iter().find(|i| i.name() == name) {
             Some(i) => wanted.push(*i),
             None => {
-                let names: Vec<&str> = known.map(|i| i.name()).collect();
+                let names: Vec<&str> = Implementation::ALL.iter().map(|i| i.name()).collect();
                 return Err(format!(
                     "unknown implementation `{name}`: choose from {} or all",
                     names.join(", ")
@@ -106,7 +92,6 @@ pub fn parse_list(text: &str) -> Result<Vec<Implementation>, String> {
     }
     Ok(Implementation::ALL
         .into_iter()
-        .chain(Implementation::OPT_IN)
         .filter(|i| wanted.contains(i))
         .collect())
 }
@@ -123,23 +108,6 @@ mod tests {
             vec![Implementation::Nccl, Implementation::TwoShot]
         );
         assert_eq!(parse_list("all").unwrap(), Implementation::ALL.to_vec());
-    }
-
-    // The probe runs only when named, after the others, and `all` leaves
-    // it out.
-    #[test]
-    fn the_opt_in_probe_runs_only_when_named() {
-        assert!(
-            !parse_list("all")
-                .unwrap()
-                .contains(&Implementation::OneShotFlags)
-        );
-        assert_eq!(
-            parse_list("one-shot-flags,nccl").unwrap(),
-            vec![Implementation::Nccl, Implementation::OneShotFlags]
-        );
-        assert_eq!(Implementation::OneShotFlags.commands_per_call(8), 1);
-        assert!(Implementation::OneShotFlags.uses_peer_access());
     }
 
     // Unknown names and empty lists are refused, naming the choices.

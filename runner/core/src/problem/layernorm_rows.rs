@@ -257,4 +257,60 @@ mod tests {
         off[0] -= b;
         assert!(!check(&i, &p, off).pass);
     }
+
+    // The check holds its documented bound, (16 + 4 sqrt(cols)) u of
+    // float32 relative to |want| + s_r |weight_j| (and one rounding of the
+    // output more in bf16): an element off by half of it passes, one off by
+    // 1.5 times it fails, and the detail names that element's row and
+    // column. The element is in the column of the smallest weight (about
+    // 0.5), where the allowance is smallest: the weight scales it.
+    #[test]
+    fn the_tolerance_is_the_documented_bound() {
+        let (rows, cols) = (4usize, 1000usize);
+        let bound = (16.0 + 4.0 * (cols as f64).sqrt()) * 2f64.powi(-24);
+        let i = Instance {
+            shape: Shape {
+                rows: rows as u64,
+                cols: cols as u64,
+            },
+            dtype: Elem::F32,
+        };
+        let p = LayernormRows.prepare(&i, 2, Data::Timed);
+        let get = |name, k| p.input(name).unwrap().get(k);
+        let want_and_size = |k: usize| {
+            let (r, j) = (k / cols, k % cols);
+            let (mean, rstd, scale) = (
+                p.reference[3 * r],
+                p.reference[3 * r + 1],
+                p.reference[3 * r + 2],
+            );
+            let want = (get("x", k) - mean) * rstd * get("weight", j) + get("bias", j);
+            (want, want.abs() + scale * get("weight", j).abs())
+        };
+        let column = (0..cols)
+            .min_by(|&a, &b| get("weight", a).total_cmp(&get("weight", b)))
+            .unwrap();
+        let at = 2 * cols + column;
+        let off_by = |k: f64| {
+            let mut y: Vec<f32> = (0..rows * cols)
+                .map(|e| want_and_size(e).0 as f32)
+                .collect();
+            let (want, size) = want_and_size(at);
+            y[at] = (want + k * bound * size) as f32;
+            y
+        };
+        let near = check(&i, &p, off_by(0.5));
+        assert!(near.pass && near.tolerance == bound, "{near:?}");
+        let far = check(&i, &p, off_by(1.5));
+        assert!(!far.pass, "{far:?}");
+        let named = format!("at row 2, column {column}:");
+        assert!(far.detail.contains(&named), "{}", far.detail);
+        let b = Instance {
+            dtype: Elem::BF16,
+            ..i
+        };
+        let bf16 = LayernormRows.prepare(&b, 2, Data::Timed);
+        let rounded = check(&b, &bf16, float_layernorm(&bf16, cols, false));
+        assert_eq!(rounded.tolerance, bound + Elem::BF16.unit_roundoff());
+    }
 }

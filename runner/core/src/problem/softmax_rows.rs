@@ -228,4 +228,56 @@ mod tests {
         let c = check(&b, &p, float_softmax(p.input("x").unwrap(), 1000, true));
         assert!(c.pass, "{c:?}");
     }
+
+    // The check holds its documented bound, (8 + 4 sqrt(cols)) u of float32
+    // and one rounding of the output more in bf16: an element off by half
+    // of it (relative) passes, one off by twice it fails, and the detail
+    // names that element's row and column.
+    #[test]
+    fn the_tolerance_is_the_documented_bound() {
+        let cols = 1000;
+        let bound = (8.0 + 4.0 * (cols as f64).sqrt()) * 2f64.powi(-24);
+        let i = instance(4, cols, Elem::F32);
+        let p = SoftmaxRows.prepare(&i, 2, Data::Timed);
+        let x = p.input("x").unwrap();
+        let c = cols as usize;
+        let want: Vec<f64> = (0..4 * c)
+            .map(|k| (x.get(k) - p.reference[2 * (k / c)]).exp() / p.reference[2 * (k / c) + 1])
+            .collect();
+        let at = 2 * c + 500;
+        let off_by = |k: f64| {
+            let mut y: Vec<f32> = want.iter().map(|&v| v as f32).collect();
+            y[at] = (want[at] * (1.0 + k * bound)) as f32;
+            y
+        };
+        let near = check(&i, &p, off_by(0.5));
+        assert!(near.pass && near.tolerance == bound, "{near:?}");
+        let far = check(&i, &p, off_by(2.0));
+        assert!(!far.pass, "{far:?}");
+        assert!(
+            far.detail.contains("at row 2, column 500:"),
+            "{}",
+            far.detail
+        );
+        let b = instance(4, cols, Elem::BF16);
+        let bf16 = SoftmaxRows.prepare(&b, 2, Data::Timed);
+        let rounded = check(&b, &bf16, float_softmax(bf16.input("x").unwrap(), c, true));
+        assert_eq!(rounded.tolerance, bound + Elem::BF16.unit_roundoff());
+    }
+
+    // Where several elements share the largest error (here NaN from column
+    // 17 of rows 2 and 3 on, all infinitely wrong), the detail names the
+    // first of them: where the kernel's output first went wrong.
+    #[test]
+    fn the_first_of_equally_wrong_elements_is_named() {
+        let i = instance(4, 1000, Elem::F32);
+        let p = SoftmaxRows.prepare(&i, 1, Data::Timed);
+        let mut y = float_softmax(p.input("x").unwrap(), 1000, true);
+        for v in &mut y[2 * 1000 + 17..] {
+            *v = f32::NAN;
+        }
+        let c = check(&i, &p, y);
+        assert!(!c.pass && c.error == f64::INFINITY, "{c:?}");
+        assert!(c.detail.contains("at row 2, column 17:"), "{}", c.detail);
+    }
 }

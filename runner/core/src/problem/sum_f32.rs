@@ -297,6 +297,24 @@ mod tests {
         assert!(!check_value(n, &x, f32::NAN).pass);
     }
 
+    // The check holds the documented bound, 4 sqrt(n) u of the sum of
+    // magnitudes: an answer off by half of it passes and one off by twice
+    // it fails, at a size where that is a few units of the sum.
+    #[test]
+    fn the_tolerance_is_four_sqrt_n_unit_roundoffs() {
+        let n: u64 = 1 << 16;
+        let x = input(n, 6);
+        let (sum, magnitude) = reference_sum(&x);
+        let bound = 4.0 * 256.0 / 16_777_216.0;
+        let off_by = |k: f64| (sum + k * bound * magnitude) as f32;
+        let near = check_value(n, &x, off_by(0.5));
+        assert!(near.pass, "{}", near.detail);
+        assert_eq!(near.tolerance, bound);
+        let far = check_value(n, &x, off_by(2.0));
+        assert!(!far.pass, "{}", far.detail);
+        assert!((far.error / bound - 2.0).abs() < 0.01, "{}", far.error);
+    }
+
     // A float32 accumulator stuck at 2^24 (one atomic per element over 2^26
     // values) is far outside the tolerance.
     #[test]
@@ -377,5 +395,30 @@ mod tests {
         let x = input(n, 3);
         let partial: f32 = x[..900].iter().sum();
         assert!(!check_value(n, &x, partial).pass);
+    }
+
+    // An input whose magnitudes sum to zero (all zeros: never drawn, but a
+    // problem's inputs may change) is judged on the absolute error: the
+    // right answer, 0, passes and a wrong one fails, instead of 0 / 0.
+    #[test]
+    fn a_zero_input_is_judged_on_the_absolute_error() {
+        let x = vec![0.0f32; 1000];
+        let right = check_value(1000, &x, 0.0);
+        assert!(right.pass && right.error == 0.0, "{right:?}");
+        let wrong = check_value(1000, &x, 0.5);
+        assert!(!wrong.pass && wrong.error == 0.5, "{wrong:?}");
+    }
+
+    // The exact check passes on equality alone, but reports how far off a
+    // wrong sum is, relative to the exact one, so that a record can say
+    // "a few elements" from "half the input".
+    #[test]
+    fn the_exact_check_reports_the_relative_shortfall() {
+        let x = exact_input(1000, 2);
+        let exact: f32 = x.iter().sum();
+        let c = check_exact(1000, &x, exact - 3.0);
+        assert!(!c.pass);
+        assert_eq!(c.error, 3.0 / f64::from(exact));
+        assert_eq!(check_exact(1000, &x, exact).error, 0.0);
     }
 }

@@ -1,0 +1,86 @@
+//! `cuda-runner compile --job FILE` (hidden): the compile-only entry of the
+//! book build and `mdbook-cuda check`. Prints, as one JSON object, this
+//! runner's version, the NVRTC it loaded and one verdict per example.
+
+use anyhow::{Context, Result};
+use cuda_runner::compile;
+use cuda_runner::compile_job::{CompileAnswer, CompileJob, CompileVerdict, Nvrtc};
+use cuda_runner::example::Example;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `compile`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The job file written by the plugin.
+    #[arg(long)]
+    pub job: PathBuf,
+    /// Target architecture.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+}
+
+/// Compiles every example of the job and prints the answer.
+pub fn execute(args: Args) -> Result<()> {
+    let job = &args.job;
+    let text =
+        std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
+    let job: CompileJob = serde_json::from_str(&text).context("parsing the compile job")?;
+    let nvrtc = compile::nvrtc_version().map(|version| Nvrtc {
+        version,
+        library: loaded_library("libnvrtc"),
+    });
+    let nvrtc_missing = nvrtc
+        .is_none()
+        .then(|| compile::CompileError::NoNvrtc.to_string());
+    let verdicts: Vec<CompileVerdict> = job
+        .examples
+        .iter()
+        .map(|example| verdict_of(example, &args.arch))
+        .collect();
+    let answer = CompileAnswer {
+        runner: env!("CARGO_PKG_VERSION").to_string(),
+        nvrtc,
+        nvrtc_missing,
+        verdicts,
+    };
+    println!("{}", serde_json::to_string(&answer)?);
+    Ok(())
+}
+
+/// NVRTC's verdict on one example, as the compile job reports it.
+pub fn verdict_of(example: &Example, arch: &str) -> CompileVerdict {
+    match compile::compile(example, arch) {
+        Ok(c) => CompileVerdict::Compiled {
+            log: c.log,
+            cubin_bytes: c.cubin.len(),
+            entries: c.entries,
+        },
+        Err(compile::CompileError::Source { first_error, log }) => {
+            CompileVerdict::Refused { first_error, log }
+        }
+        Err(e @ compile::CompileError::NoNvrtc) => CompileVerdict::NoNvrtc {
+            message: e.to_string(),
+        },
+        Err(e) => CompileVerdict::Failed {
+            message: e.to_string(),
+        },
+    }
+}
+
+/// The file of the shared library whose name starts with `prefix` that
+/// this process has loaded, from /proc/self/maps (Linux; elsewhere `None`).
+/// The book's compile cache notices a library replaced in place by it.
+fn loaded_library(prefix: &str) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .find(|path| {
+            Path::new(path).file_name().is_some_and(|name| {
+                // `libnvrtc.so.13`, not `libnvrtc-builtins.so.13`.
+                let name = name.to_string_lossy();
+                name.strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with(".so"))
+            })
+        })
+        .map(str::to_string)
+}

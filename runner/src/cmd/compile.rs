@@ -84,3 +84,18 @@ fn loaded_library(prefix: &str) -> Option<String> {
         })
         .map(str::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    // The loaded library is found by its name's prefix followed by `.so`:
+    // this test process has the C library loaded (`libc.so.6`), and no
+    // library named `libnvrtc.so*` (NVRTC is loaded only when compiling).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn loaded_library_matches_the_prefix_then_so() {
+        let libc = super::loaded_library("libc").expect("libc is loaded");
+        let name = std::path::Path::new(&libc).file_name().unwrap();
+        assert!(name.to_string_lossy().starts_with("libc.so"), "{libc}");
+        assert_eq!(super::loaded_library("libnvrtc"), None);
+    }
+}

@@ -121,3 +121,106 @@ fn collect_cu(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A whole example: a header for `sum_f32` and its kernel.
+    const EXAMPLE: &str = r#"/*+++
+problem = "sum_f32"
+sizes = ["2^20"]
+[[launch]]
+kernel = "sum"
+grid = "ceil_div(n, 256)"
+block = 256
+args = ["input", "out", "n"]
++++*/
+extern "C" __global__ void sum(const float* x, float* out, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, x[i]);
+}
+"#;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    // A folder is searched through its subfolders; only `.cu` files that
+    // hold an example header are kept (not headers-less helpers, not other
+    // extensions); a path that does not exist is an error naming it.
+    #[test]
+    fn collect_cu_keeps_only_example_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels");
+        write(&kernels.join("ch/deep/a.cu"), EXAMPLE);
+        write(
+            &kernels.join("ch/helper.cu"),
+            "__device__ float twice(float x);\n",
+        );
+        write(&kernels.join("ch/notes.txt"), EXAMPLE);
+        let mut found = Vec::new();
+        collect_cu(&kernels, &mut found).unwrap();
+        assert_eq!(found, vec![kernels.join("ch/deep/a.cu")]);
+
+        let missing = kernels.join("nope");
+        let e = collect_cu(&missing, &mut found).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: no such file or folder", missing.display()));
+        // A missing `.cu` file fails on reading it, the error naming it.
+        let missing = kernels.join("nope.cu");
+        let e = collect_cu(&missing, &mut found).unwrap_err().to_string();
+        assert_eq!(e, missing.display().to_string());
+    }
+
+    // Examples come back in path order, whatever order the folders list
+    // them in or the command line names them in, so every command prints
+    // and measures in the same order.
+    #[test]
+    fn read_examples_sorts_by_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernels = dir.path().join("kernels");
+        for name in ["z/last.cu", "a/first.cu", "m/middle.cu"] {
+            write(&kernels.join(name), EXAMPLE);
+        }
+        let paths = [kernels.join("z"), kernels.join("a"), kernels.join("m")];
+        let (examples, unreadable) = read_examples(&paths).unwrap();
+        assert!(unreadable.is_empty(), "{unreadable:?}");
+        let ids: Vec<&str> = examples.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a/first", "m/middle", "z/last"]);
+    }
+
+    // A kernel file's results go under the results folder beside the
+    // nearest `kernels/` above it, however the file was named.
+    #[test]
+    fn results_file_is_under_the_books_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("book");
+        let kernel = book.join("kernels/ch/sub/x.cu");
+        write(&kernel, EXAMPLE);
+        let named = book.join("kernels/ch/../ch/sub/x.cu");
+        let out = results_file(&named, "sass/ch/sub/x.json").unwrap();
+        assert_eq!(
+            out,
+            book.canonicalize()
+                .unwrap()
+                .join("results/sass/ch/sub/x.json")
+        );
+    }
+
+    // Without a `kernels/` folder above it, a file's own folder stands for
+    // the kernels folder and that folder's parent for the book.
+    #[test]
+    fn book_of_without_kernels_folder() {
+        let (root, kernels) = book_of(Path::new("/a/b/x.cu"));
+        assert_eq!(
+            (root.as_path(), kernels.as_path()),
+            (Path::new("/a"), Path::new("/a/b"))
+        );
+        let (root, kernels) = book_of(Path::new("/r/kernels/c/x.cu"));
+        assert_eq!(
+            (root.as_path(), kernels.as_path()),
+            (Path::new("/r"), Path::new("/r/kernels"))
+        );
+    }
+}

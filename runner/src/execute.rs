@@ -105,7 +105,7 @@ fn run_into(
             "the example reached the measuring process without its sizes (a bug of the runner: report it)",
         ));
     }
-    let problem = problem::resolve(decl).ok_or_else(|| {
+    let problem = decl.resolve_problem().ok_or_else(|| {
         Stop::new(
             Status::LaunchError,
             format!(
@@ -943,7 +943,9 @@ pub const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
 pub fn launch_once(example: &Example, size: crate::dims::Dims) -> anyhow::Result<String> {
     use anyhow::Context;
     let decl = &example.declaration;
-    let problem = problem::resolve(decl).context("the example's problem is unknown")?;
+    let problem = decl
+        .resolve_problem()
+        .context("the example's problem is unknown")?;
     let (ctx, facts) = device::open().context("no usable GPU")?;
     let arch = device::arch_of(&facts);
     let compiled = crate::compile::compile(example, &arch)

@@ -20,6 +20,7 @@ use crate::problem::{
 use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
 use crate::signature;
 use crate::size::Size;
+use cuda_measured_core::problem::draw::INPUT_SEED;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
     PushKernelArg, sys,
@@ -27,9 +28,6 @@ use cudarc::driver::{
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Seed of every input; fixed so that a result is reproducible.
-pub const INPUT_SEED: u64 = 0x5eed_cafe;
 
 /// Skip the hot figure when one cold run already takes this long (µs).
 const HOT_LIMIT_US: f64 = 10_000.0;

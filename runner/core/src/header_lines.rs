@@ -20,7 +20,7 @@ pub enum HeaderField<'a> {
 }
 
 /// 0-based line, counted from the first line of the author's text, of
-/// `field` in the header.
+/// `field` in the header of an example's compiled `source`.
 pub fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
     // The compiled source starts with one `#line` marker.
     let mut text = source

@@ -1,8 +1,9 @@
 //! Serialises a size as records keep it: an ordered map of each
 //! dimension's name to its value (`{"rows": 8192, "cols": 4096}`), in the
 //! problem's order. Read back, the names are matched to a registered
-//! problem's dimensions ([`super::dims_named`]); so it lives with the problems, above
-//! [`crate::dims`], which knows no problem.
+//! problem's dimensions ([`super::dims_named`]), so it lives with the
+//! problems, above [`crate::dims`], which knows no problem. Records,
+//! profiles and sanitizer reports name it in `#[serde(with = ...)]`.
 
 use crate::dims::{Dims, MAX_DIMS};
 use serde::ser::SerializeMap;

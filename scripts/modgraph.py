@@ -2,22 +2,88 @@
 """The module rule: in each crate listed below, no cycle among its top-level
 modules, and in a layered crate no module importing from a layer above its
 own. scripts/test runs it; `scripts/modgraph.py --self-test` shows it
-failing on a planted upward import and a planted cycle.
+failing on a planted upward import (under both forms of layers), a planted
+cycle and a module outside the layers; `--crate DIR` (repeatable) checks
+only the crates named.
 
-A crate's layers are the folders under its src/, bottom first; a module's
-layer is the folder it lives in, and `crate::a::b` or `crate::b` (a
-curated re-export at the crate root) both name module b of layer a.
+A crate's layers are given in one of two forms, bottom first:
+- a list of folder names: the folders under its src/; a module's layer is
+  the folder it lives in, and `crate::a::b` or `crate::b` (a curated
+  re-export at the crate root) both name module b of layer a;
+- an ordered mapping layer -> module names, for a flat crate (every module
+  a file or folder directly under src/): every module must be in exactly
+  one layer, and every name listed must be a module.
 Test code is left out: `#[cfg(test)]` items and the files they declare
 (`mod tests;`) may import anything.
+
+The core's layers (runner/core/src), bottom first, and why each sits where
+it does:
+- base: leaf helpers that import no crate module (writing a file whole,
+  non-finite floats in JSON, did-you-mean), usable from any layer.
+- model: what an example is: its source, header, declaration, sizes and
+  the problem it solves (a declaration names its problem, so it sits on
+  the problems, and reading a record's size back needs their registry).
+- plan: how an example is launched: launch tables resolved against a size
+  and the GPU's limits, argument binding and the kernels' PTX signatures,
+  all read from the model.
+- method: the measuring method's statistics (sampling policy, stop rule,
+  ceilings), which a record carries.
+- store: a record, its key and the results folder; records hold the model
+  and the method's figures.
+- figures: what is derived from records: the figures of a size and the
+  pooling of several processes' samples into one record.
+- engine: measuring a list of examples in child processes (sessions,
+  isolation, their lifetime and diagnostics), writing records to the store.
+- reports: everything read off the layers below: peers, repeatability,
+  profiles, the sanitizer, SASS, host figures, exercises, the all-reduce,
+  the compile job's judgement and hints, templates.
 """
 import os
 import re
 import sys
 import tempfile
 
-# crate source folder -> its layers, bottom first (None: only no cycles).
+# crate source folder -> its layers, bottom first (None: only no cycles;
+# a list: folder layers; a dict: layer -> modules of a flat crate).
+CORE_LAYERS = {
+    "base": ["atomic_file", "nonfinite", "suggest"],
+    "model": [
+        "size",
+        "dims",
+        "call_syntax",
+        "include_scan",
+        "source",
+        "problem",
+        "declaration",
+        "header_lines",
+        "example",
+        "compile_options",
+    ],
+    "plan": ["plan_expr", "launch_plan", "binding", "limits", "plan_check", "ptx", "signature"],
+    "method": ["method"],
+    "store": ["record", "key", "store"],
+    "figures": ["figures", "pool"],
+    "engine": ["session", "isolate", "child", "lifetime", "diagnostics"],
+    "reports": [
+        "peers",
+        "repeatability",
+        "profile",
+        "sanitizer",
+        "sass",
+        "sass_counts",
+        "host",
+        "exercise",
+        "allreduce",
+        "report",
+        "template",
+        "compile_job",
+        "compile_judge",
+        "compile_hint",
+    ],
+}
+
 CRATES = {
-    "runner/core/src": None,
+    "runner/core/src": CORE_LAYERS,
     "preprocessor/src": None,
     "runner/src": None,
 }
@@ -88,9 +154,15 @@ def modules(src_dir, layers):
     """Top-level module of each source file: (layer, module) for a layered
     crate, (None, module) otherwise; lib.rs and main.rs are the root."""
     found = {}
+    mapped = isinstance(layers, dict)
     for rel in rust_files(src_dir):
         parts = rel.split(os.sep)
-        if layers:
+        if mapped:
+            if parts[0] in ("lib.rs", "main.rs"):
+                continue
+            m = parts[0].removesuffix(".rs")
+            found[rel] = (next((l for l, ms in layers.items() if m in ms), None), m)
+        elif layers:
             if parts[0] in ("lib.rs", "main.rs") or parts[0].removesuffix(".rs") in layers and len(parts) == 1:
                 continue
             layer = parts[0].removesuffix(".rs")
@@ -126,10 +198,23 @@ def check_crate(src_dir, layers):
     mods = modules(src_dir, layers)
     names = {m for _, m in mods.values()}
     layer_of = {m: layer for layer, m in mods.values()}
+    mapped = isinstance(layers, dict)
+    if mapped:
+        seen = {}
+        for layer, ms in layers.items():
+            for m in ms:
+                if m in seen:
+                    problems.append(f"{src_dir}: module `{m}` is in two layers, {seen[m]} and {layer}; keep it in one (scripts/modgraph.py)")
+                seen.setdefault(m, layer)
+                if m not in names:
+                    problems.append(f"{src_dir}: layer {layer} lists `{m}`, which is no module of the crate; drop it (scripts/modgraph.py)")
     if layers:
+        reported = set()
         for rel, (layer, m) in sorted(mods.items()):
-            if layer is None and not is_test_only(rel, test_only):
-                problems.append(f"{src_dir}/{rel}: module `{m}` is in no layer; move it under one of {', '.join(layers)}")
+            if layer is None and not is_test_only(rel, test_only) and m not in reported:
+                reported.add(m)
+                fix = "add it to one of the layers in scripts/modgraph.py" if mapped else "move it under one of"
+                problems.append(f"{src_dir}/{rel}: module `{m}` is in no layer; {fix} {', '.join(layers)}")
     graph = {m: set() for m in names}
     where = {}
     for rel, (layer, m) in mods.items():
@@ -138,7 +223,7 @@ def check_crate(src_dir, layers):
         text = strip_cfg_test_blocks(strip_comments(open(os.path.join(src_dir, rel), encoding="utf-8").read()))
         for first, seconds in references(text):
             targets = []
-            if layers and first in layers:
+            if layers and not mapped and first in layers:
                 targets = [s for s in seconds if s in names]
             elif first in names:
                 targets = [first]
@@ -147,7 +232,7 @@ def check_crate(src_dir, layers):
                     graph[m].add(t)
                     where.setdefault((m, t), rel)
     if layers:
-        rank = {layer: i for i, layer in enumerate(layers)}
+        rank = {layer: i for i, layer in enumerate(layers)}  # a dict's keys, in order
         for (m, t), rel in sorted(where.items()):
             lm, lt = layer_of.get(m), layer_of.get(t)
             if lm in rank and lt in rank and rank[lt] > rank[lm]:
@@ -241,7 +326,29 @@ def self_test():
     stray["loose.rs"] = "pub fn f() {}\n"
     found = check_crate(crate(stray), layers)
     assert any("is in no layer" in p for p in found), found
-    print("modgraph self-test: an upward import, a cycle and a module outside the layers each fail the rule")
+    mapping = {"model": ["size"], "store": ["record"]}
+    mapped = {
+        "lib.rs": "pub mod record; pub mod size;\n",
+        "size.rs": "pub struct Size;\n#[cfg(test)]\nmod tests { use crate::record::Record; }\n",
+        "record.rs": "use crate::size::Size;\npub struct Record;\n",
+    }
+    assert check_crate(crate(mapped), mapping) == [], check_crate(crate(mapped), mapping)
+    up = dict(mapped)
+    up["size.rs"] = "pub struct Size;\npub fn f() -> crate::record::Record { todo!() }\n"
+    up["record.rs"] = "pub struct Record;\n"
+    found = check_crate(crate(up), mapping)
+    assert len(found) == 1 and "`size` (model) imports `record` (store), a layer above it" in found[0], found
+    loose = dict(mapped)
+    loose["loose/mod.rs"] = "pub fn f() {}\n"
+    found = check_crate(crate(loose), mapping)
+    assert len(found) == 1 and "module `loose` is in no layer" in found[0], found
+    found = check_crate(crate(mapped), {"model": ["size", "gone"], "store": ["record", "size"]})
+    assert any("`gone`, which is no module" in p for p in found), found
+    assert any("`size` is in two layers" in p for p in found), found
+    print(
+        "modgraph self-test: an upward import (folder and mapped layers), a cycle, a module outside "
+        "the layers, a module in two and a listed name that is no module each fail the rule"
+    )
 
 
 def main():
@@ -249,15 +356,22 @@ def main():
         self_test()
         return 0
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    args = sys.argv[1:]
+    chosen = [args[i + 1] for i, a in enumerate(args) if a == "--crate" and i + 1 < len(args)]
+    unknown = [c for c in chosen if c not in CRATES]
+    if unknown or args.count("--crate") != len(chosen) or len(args) != 2 * len(chosen):
+        print(f"usage: scripts/modgraph.py [--self-test] [--crate DIR]...; DIR one of {', '.join(CRATES)}", file=sys.stderr)
+        return 2
+    crates = {c: CRATES[c] for c in (chosen or CRATES)}
     problems = []
-    for src_dir, layers in CRATES.items():
+    for src_dir, layers in crates.items():
         os.chdir(root)
         problems += check_crate(src_dir, layers)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
         return 1
-    print(f"module rule holds in {', '.join(CRATES)}")
+    print(f"module rule holds in {', '.join(crates)}")
     return 0
 
 

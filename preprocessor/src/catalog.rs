@@ -11,6 +11,7 @@ use crate::exercises::{self, ExerciseSlot};
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
 use crate::source_map::{Place, SourceMap};
 use cuda_measured_core::example::{Example, Origin};
+use cuda_measured_core::limits::KnownGpu;
 use cuda_measured_core::plan_check;
 use cuda_measured_core::store::Store;
 use std::collections::HashMap;
@@ -180,7 +181,7 @@ pub struct Catalog {
 impl Catalog {
     /// Scans and resolves the examples of `chapters`.
     pub fn build(settings: &Settings, chapters: &[ChapterText]) -> Catalog {
-        let store = Store::new(&settings.results);
+        let store = Store::new(&settings.results, KnownGpu::target().name);
         let mut catalog = Catalog::default();
         for (index, chapter) in chapters.iter().enumerate() {
             let chapter_scan = scan::scan(&chapter.content);

@@ -20,9 +20,9 @@
 //! file the runner loaded (its size and time). When any of them changed,
 //! the build asks the runner again.
 
+use cuda_measured_core::atomic_file::write_json_atomically;
 use cuda_measured_core::compile_job::{CompileAnswer, CompileVerdict};
 use cuda_measured_core::example::Example;
-use cuda_measured_core::store::write_json_atomically;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

@@ -11,6 +11,7 @@ use crate::compile_step::Compiled;
 use crate::config::{Mode, Settings};
 use crate::outcome::{Outcome, status_words};
 use cuda_measured_core::isolate;
+use cuda_measured_core::limits::KnownGpu;
 use cuda_measured_core::record::Record;
 use cuda_measured_core::session::{self, Event, Job};
 use cuda_measured_core::store::{Lookup, Store, StoreError};
@@ -52,11 +53,13 @@ pub fn settle(
     bench: &mut dyn Bench,
     progress: &mut dyn Write,
 ) -> Result<Settled, MeasureError> {
-    let store = Store::new(&settings.results);
+    let store = Store::new(&settings.results, KnownGpu::target().name);
     // Quick mode keeps its records apart: the results store is never
     // written with them, and they are read only where the store has no
     // record of the current code.
-    let quick = settings.quick.then(|| Store::new(&settings.quick_store));
+    let quick = settings
+        .quick
+        .then(|| Store::new(&settings.quick_store, KnownGpu::target().name));
     let lookup = |id: &str, key: &str| -> Result<Outcome, StoreError> {
         let found = match Outcome::from(store.lookup(id, key)?) {
             // A quick record has no place in results/: never current there.
@@ -125,7 +128,7 @@ fn keep_other_gpus_records(
     let Some(gpu) = bench.probe() else {
         return;
     };
-    if gpu.name == cuda_measured_core::limits::KnownGpu::target().name {
+    if gpu.name == KnownGpu::target().name {
         return;
     }
     chosen.retain(|&index| {
@@ -374,7 +377,7 @@ mod tests {
         let (dir, mut settings) = settings_in(&[]);
         settings.mode = mode;
         let catalog = Catalog::build(&settings, &chapters());
-        let store = Store::new(&settings.results);
+        let store = Store::new(&settings.results, KnownGpu::target().name);
         for (id, key) in [
             (
                 "a",
@@ -433,7 +436,9 @@ mod tests {
         );
         let key_c = &catalog.entries[2].resolved.as_ref().unwrap().key;
         assert!(matches!(
-            Store::new(&settings.results).lookup("c", key_c).unwrap(),
+            Store::new(&settings.results, KnownGpu::target().name)
+                .lookup("c", key_c)
+                .unwrap(),
             cuda_measured_core::store::Lookup::Missing
         ));
         other.measured.clear();
@@ -485,7 +490,9 @@ mod tests {
         assert_eq!(fake.probes, 1);
         assert_eq!(kinds(&settled), ["fresh", "fresh", "fresh", "broken"]);
         let key_c = &catalog.entries[2].resolved.as_ref().unwrap().key;
-        let stored = Store::new(&settings.results).lookup("c", key_c).unwrap();
+        let stored = Store::new(&settings.results, KnownGpu::target().name)
+            .lookup("c", key_c)
+            .unwrap();
         assert!(matches!(
             stored,
             cuda_measured_core::store::Lookup::Fresh(_)

@@ -468,7 +468,7 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
 /// when the book has no such example (said where the record is looked up).
 fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<String> {
     let (example, _) = results.example(id)?;
-    let problem = cuda_measured_core::problem::resolve(&example.declaration)?;
+    let problem = example.declaration.resolve_problem()?;
     let names = core_figures::names_of_problem(&*problem);
     let name = field.name();
     if names.iter().any(|n| n == name) {

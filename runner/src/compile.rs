@@ -10,7 +10,7 @@ use crate::ptx::{self, Entry};
 use cudarc::nvrtc::sys;
 use std::ffi::{CStr, CString, c_char, c_int};
 
-pub use cuda_measured_core::compile_options::{BASE_OPTIONS, options_for};
+pub use cuda_measured_core::compile_options::BASE_OPTIONS;
 
 /// A successful compilation.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ pub fn compile(example: &Example, arch: &str) -> Result<Compiled, CompileError> 
     compile_source(
         &example.source,
         &example.origin.file,
-        options_for(example),
+        example.compile_options(),
         arch,
     )
 }

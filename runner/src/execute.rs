@@ -20,6 +20,7 @@ use crate::problem::{
 use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
 use crate::signature;
 use crate::size::Size;
+use cuda_measured_core::problem::draw::INPUT_SEED;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
     PushKernelArg, sys,
@@ -27,9 +28,6 @@ use cudarc::driver::{
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Seed of every input; fixed so that a result is reproducible.
-pub const INPUT_SEED: u64 = 0x5eed_cafe;
 
 /// Skip the hot figure when one cold run already takes this long (µs).
 const HOT_LIMIT_US: f64 = 10_000.0;
@@ -105,7 +103,7 @@ fn run_into(
             "the example reached the measuring process without its sizes (a bug of the runner: report it)",
         ));
     }
-    let problem = problem::resolve(decl).ok_or_else(|| {
+    let problem = decl.resolve_problem().ok_or_else(|| {
         Stop::new(
             Status::LaunchError,
             format!(
@@ -943,7 +941,9 @@ pub const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
 pub fn launch_once(example: &Example, size: crate::dims::Dims) -> anyhow::Result<String> {
     use anyhow::Context;
     let decl = &example.declaration;
-    let problem = problem::resolve(decl).context("the example's problem is unknown")?;
+    let problem = decl
+        .resolve_problem()
+        .context("the example's problem is unknown")?;
     let (ctx, facts) = device::open().context("no usable GPU")?;
     let arch = device::arch_of(&facts);
     let compiled = crate::compile::compile(example, &arch)

@@ -20,8 +20,9 @@ pub mod transfer;
 pub mod upload;
 
 pub use cuda_measured_core::{
-    METHOD_VERSION, binding, child, compile_job, compile_judge, declaration, diagnostics, dims,
-    example, figures, header_lines, include_scan, isolate, key, launch_plan, lifetime, limits,
-    method, nonfinite, peers, plan_check, pool, problem, profile, ptx, record, repeatability,
-    report, sanitizer, sass, sass_counts, session, signature, size, source, store, template,
+    METHOD_VERSION, atomic_file, binding, child, compile_job, compile_judge, declaration,
+    diagnostics, dims, example, figures, header_lines, include_scan, isolate, key, launch_plan,
+    lifetime, limits, method, nonfinite, peers, plan_check, pool, problem, profile, ptx, record,
+    repeatability, report, sanitizer, sass, sass_counts, session, signature, size, source, store,
+    template,
 };

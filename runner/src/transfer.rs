@@ -11,7 +11,6 @@
 //! so its interval includes the host's part of the copy, which is what a
 //! pageable copy costs a program.
 
-use crate::execute::INPUT_SEED;
 use crate::figures;
 use crate::measure::{self, Ceilings, RunError, Sampling, Timer};
 use crate::problem::transfer::{self, HostMemory, TransferSpec};
@@ -20,6 +19,7 @@ use crate::problem::{
 };
 use crate::record::{Record, SizeResult, Status};
 use crate::size::Size;
+use cuda_measured_core::problem::draw::INPUT_SEED;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError, PinnedHostSlice};
 use std::sync::Arc;
 

@@ -11,7 +11,6 @@
 
 use crate::declaration::Declaration;
 use crate::example::Example;
-use crate::header_lines::header_place;
 use crate::launch_plan::{ResolvedPlan, variables_in_order};
 use crate::problem::{Problem, Scalar, ScalarKind};
 
@@ -100,7 +99,7 @@ pub fn bind(
         .iter()
         .enumerate()
         .map(|(i, launch)| {
-            let at = || header_place(example, i, "args");
+            let at = || example.header_place(i, "args");
             launch
                 .args
                 .iter()
@@ -157,7 +156,7 @@ fn unknown(
             scratch.join(", ")
         },
         variables_in_order(&plan.scalars).join(", "),
-        header_place(example, i, "args")
+        example.header_place(i, "args")
     )
 }
 

@@ -1,7 +1,6 @@
 //! The NVRTC options of an example: part of its key and of its record,
 //! so they live beside them, without NVRTC itself (the runner compiles).
-
-use crate::example::Example;
+//! An example's own list is [`crate::example::Example::compile_options`].
 
 /// Options every example is compiled with (the architecture is added per
 /// device). Part of the key: changing them re-measures the book.
@@ -16,12 +15,3 @@ pub const BASE_OPTIONS: &[&str] = &[
     "-default-device",
     "--no-source-include",
 ];
-
-/// The options of an example, without the architecture.
-pub fn options_for(example: &Example) -> Vec<String> {
-    BASE_OPTIONS
-        .iter()
-        .map(|s| s.to_string())
-        .chain(example.declaration.compile.iter().cloned())
-        .collect()
-}

@@ -359,10 +359,30 @@ impl Declaration {
             .unwrap_or(default)
     }
 
+    /// The problem it solves, or `None` for an unknown name (or an
+    /// `elementwise` problem without its table, which validation refuses):
+    /// a registered problem by name, or one its own `[elementwise]` or
+    /// `[transfer]` table declares.
+    pub fn resolve_problem(&self) -> Option<crate::problem::ProblemRef> {
+        use crate::problem::{self, Elementwise, ProblemRef, Transfer};
+        if self.problem == problem::ELEMENTWISE {
+            return self
+                .elementwise
+                .clone()
+                .map(|spec| ProblemRef::Declared(Box::new(Elementwise::new(spec))));
+        }
+        if self.problem == problem::TRANSFER {
+            return self
+                .transfer
+                .map(|spec| ProblemRef::Declared(Box::new(Transfer::new(spec))));
+        }
+        problem::lookup(&self.problem).map(ProblemRef::Registered)
+    }
+
     /// The dimensions of its problem's sizes ([`crate::dims::N`] for an
     /// unknown problem, which validation refuses).
     pub fn dims(&self) -> &'static [crate::dims::Dim] {
-        crate::problem::resolve(self).map_or(crate::dims::N, |p| p.dims())
+        self.resolve_problem().map_or(crate::dims::N, |p| p.dims())
     }
 
     /// Reads `text` (any written form: `"2^20"`, `"8192x8192"`,
@@ -429,7 +449,7 @@ impl Declaration {
             (None, false) => {}
         }
         self.validate_transfer()?;
-        let Some(problem) = crate::problem::resolve(self) else {
+        let Some(problem) = self.resolve_problem() else {
             let names = crate::problem::names();
             return Err((
                 crate::suggest::message(

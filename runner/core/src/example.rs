@@ -2,7 +2,9 @@
 //! `kernels/`: its id, where the author wrote it, the source NVRTC compiles,
 //! the code a page shows, and its declaration.
 
+use crate::compile_options::BASE_OPTIONS;
 use crate::declaration::Declaration;
+use crate::header_lines::{HeaderField, header_field_line};
 use crate::source::{self, SourceError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -49,6 +51,35 @@ pub struct ExampleError {
 }
 
 impl Example {
+    /// `file:line` of `field` in the `index`-th `[[launch]]` table of the
+    /// example's header (the table's own line when the field is not
+    /// written, for a default such as `shared`).
+    pub fn header_place(&self, index: usize, field: &str) -> String {
+        self.header_place_of(HeaderField::Launch(index, field))
+    }
+
+    /// `file:line` of `field` in the example's header: the line where it
+    /// is written, else the line of its table, else the header's first
+    /// line.
+    pub fn header_place_of(&self, field: HeaderField<'_>) -> String {
+        let line = header_field_line(&self.source, field);
+        format!(
+            "{}:{}",
+            self.origin.file,
+            self.origin.line + line.unwrap_or(0)
+        )
+    }
+
+    /// The NVRTC options it is compiled with, without the architecture:
+    /// [`BASE_OPTIONS`] and its declaration's `compile` list.
+    pub fn compile_options(&self) -> Vec<String> {
+        BASE_OPTIONS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(self.declaration.compile.iter().cloned())
+            .collect()
+    }
+
     /// Resolves an example kept in a file under `kernels/`.
     /// `rel_path` is relative to the kernels folder; `id` defaults to the
     /// path without its extension.

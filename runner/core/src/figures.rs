@@ -7,7 +7,7 @@
 //! gives any figure of a size by its name, as directives address it.
 
 use crate::method::{self as measure, Ceilings};
-use crate::problem::reports::{self, Reports};
+use crate::problem::reports::{self, ACCESSES, FLOP, Reports};
 use crate::record::SizeResult;
 
 /// What the bandwidth and the labels are measured against.
@@ -26,12 +26,6 @@ pub const FITS_IN_L2: &str = "fits-in-l2";
 pub const LAUNCH_BOUND: &str = "launch-bound";
 /// Label: the noise target was not met before the time-out.
 pub const NOISY: &str = "noisy";
-
-/// The work unit whose rate [`value`] turns into `tflops`.
-pub const FLOP: &str = "flop";
-/// The work unit (dependent loads per run) whose rate [`value`] turns into
-/// `ns_per_access` and `cycles_per_access`.
-pub const ACCESSES: &str = "accesses";
 
 /// Figures every timed size has, by the names directives use.
 pub const COMMON: &[&str] = &[

@@ -1,16 +1,8 @@
 //! Where a field of an example's header is written: `file:line` of a
 //! launch table's `block`, a scratch buffer or `bytes`, so that every
 //! message about a declaration (launch limits, plans, argument binding,
-//! kernels against the PTX) names the line to change.
-
-use crate::example::Example;
-
-/// `file:line` of `field` in the `index`-th `[[launch]]` table of the
-/// example's header (the table's own line when the field is not written,
-/// for a default such as `shared`).
-pub fn header_place(example: &Example, index: usize, field: &str) -> String {
-    header_place_of(example, HeaderField::Launch(index, field))
-}
+//! kernels against the PTX) names the line to change
+//! ([`crate::example::Example::header_place`]).
 
 /// A field of an example's header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,20 +19,9 @@ pub enum HeaderField<'a> {
     Transfer(&'a str),
 }
 
-/// `file:line` of `field` in the example's header: the line where it is
-/// written, else the line of its table, else the header's first line.
-pub fn header_place_of(example: &Example, field: HeaderField<'_>) -> String {
-    let line = header_field_line(&example.source, field);
-    format!(
-        "{}:{}",
-        example.origin.file,
-        example.origin.line + line.unwrap_or(0)
-    )
-}
-
 /// 0-based line, counted from the first line of the author's text, of
-/// `field` in the header.
-fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
+/// `field` in the header of an example's compiled `source`.
+pub fn header_field_line(source: &str, field: HeaderField<'_>) -> Option<usize> {
     // The compiled source starts with one `#line` marker.
     let mut text = source
         .lines()

@@ -21,7 +21,7 @@ pub fn example_key(example: &Example) -> String {
         source: without_line_markers(&example.source),
         declaration: &example.declaration,
         problem: crate::problem::describe(&example.declaration.problem),
-        compile_options: crate::compile_options::options_for(example),
+        compile_options: example.compile_options(),
         method_version: crate::METHOD_VERSION,
     };
     let json = serde_json::to_vec(&input).expect("key input serialises");

@@ -6,7 +6,7 @@
 use crate::declaration::{Declaration, Expr};
 use crate::dims::Dims;
 use crate::example::Example;
-use crate::header_lines::{HeaderField, header_place_of};
+use crate::header_lines::HeaderField;
 use crate::plan_expr::{self, ExprError, VOCABULARY};
 use crate::problem::{Instance, Shape};
 use std::collections::BTreeMap;
@@ -108,7 +108,7 @@ impl PlanError {
             "`{} = \"{}\"` at {}: {}",
             self.what,
             self.expr,
-            header_place_of(example, field),
+            example.header_place_of(field),
             self.message
         )
     }

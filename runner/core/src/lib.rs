@@ -28,8 +28,35 @@
 //! printed a stored [`host`] record. An [`allreduce`] across GPUs has its
 //! sizes, inputs, tolerance, bandwidths and report here. This crate never links CUDA: the runner does the
 //! compiling and the timing.
+//!
+//! # Layers
+//!
+//! The modules form layers, bottom first, and a module imports only from
+//! its own layer or those below it, with no cycle among modules
+//! (`scripts/modgraph.py` checks both; the list there is the one to
+//! change when a module is added):
+//!
+//! | layer | modules |
+//! |---|---|
+//! | base | [`atomic_file`], [`nonfinite`], [`suggest`] |
+//! | model | [`size`], [`dims`], [`call_syntax`], [`include_scan`], [`source`], [`problem`], [`declaration`], [`header_lines`], [`example`], [`compile_options`] |
+//! | plan | [`plan_expr`], [`launch_plan`], [`binding`], [`limits`], [`plan_check`], [`ptx`], [`signature`] |
+//! | method | [`method`] |
+//! | store | [`record`], [`key`], [`store`] |
+//! | figures | [`figures`], [`pool`] |
+//! | engine | [`session`], [`isolate`], [`child`], [`lifetime`], [`diagnostics`] |
+//! | reports | [`peers`], [`repeatability`], [`profile`], [`sanitizer`], [`sass`], [`sass_counts`], [`host`], [`exercise`], [`allreduce`], [`report`], [`template`], [`compile_job`], [`compile_judge`], [`compile_hint`] |
+//!
+//! So a declaration resolves its own problem
+//! ([`declaration::Declaration::resolve_problem`]) and an example names its
+//! header lines and compile options
+//! ([`example::Example::header_place`], [`example::Example::compile_options`]);
+//! the store is told which GPU's records are the examples' own
+//! ([`store::Store::new`]) rather than reading the book's target from
+//! [`limits`].
 
 pub mod allreduce;
+pub mod atomic_file;
 pub mod binding;
 pub mod call_syntax;
 pub mod child;

@@ -8,7 +8,6 @@
 //! ([`crate::plan_check`]).
 
 use crate::example::Example;
-use crate::header_lines::header_place;
 use crate::launch_plan::ResolvedPlan;
 use std::collections::BTreeMap;
 
@@ -139,7 +138,7 @@ pub fn check(
     example: &Example,
 ) -> Result<(), String> {
     for (i, l) in plan.launches.iter().enumerate() {
-        let at = |field: &str| header_place(example, i, field);
+        let at = |field: &str| example.header_place(i, field);
         let which = format!("launch {i} (`{}`)", l.kernel);
         if l.block > device.max_threads_per_block {
             return Err(format!(

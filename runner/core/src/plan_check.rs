@@ -28,7 +28,7 @@ pub fn check_as_declared(example: &Example) -> Result<(), String> {
 /// change, and the size when not every size fails alike.
 pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
     let decl = &example.declaration;
-    let Some(problem) = crate::problem::resolve(decl) else {
+    let Some(problem) = decl.resolve_problem() else {
         // The declaration refuses unknown problems when it is parsed.
         return Ok(());
     };

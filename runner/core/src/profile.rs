@@ -120,7 +120,7 @@ pub struct Profile {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "crate::dims::as_map"
+        with = "crate::problem::dims_map"
     )]
     pub dims: Option<Dims>,
     /// The GPU's name.

@@ -99,7 +99,7 @@ pub struct SizeResult {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "crate::dims::as_map"
+        with = "crate::problem::dims_map"
     )]
     pub dims: Option<crate::dims::Dims>,
     /// The ceiling `pct_ceiling` is of: `copy`, a named ceiling of the
@@ -216,7 +216,7 @@ pub struct EdgeCheck {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "crate::dims::as_map"
+        with = "crate::problem::dims_map"
     )]
     pub dims: Option<crate::dims::Dims>,
     /// Error against the reference.
@@ -379,7 +379,7 @@ impl Record {
             method_version: crate::METHOD_VERSION,
             processes: 0,
             problem: crate::problem::describe(&example.declaration.problem),
-            compile_options: crate::compile_options::options_for(example),
+            compile_options: example.compile_options(),
             gpu: None,
             ceilings: None,
             measured_at: crate::record::now_rfc3339(),

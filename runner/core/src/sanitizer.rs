@@ -35,7 +35,7 @@ pub struct Report {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "crate::dims::as_map"
+        with = "crate::problem::dims_map"
     )]
     pub dims: Option<Dims>,
     /// The check (`racecheck`).

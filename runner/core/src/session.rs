@@ -414,7 +414,10 @@ mod tests {
     #[test]
     fn measures_in_order_stores_each_and_tells_every_step() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("results"));
+        let store = Store::new(
+            dir.path().join("results"),
+            crate::limits::KnownGpu::target().name,
+        );
         let ex = examples(dir.path());
         let jobs = stand_in::jobs(&ex, "k1");
         let mut bench = Stand {
@@ -506,7 +509,10 @@ mod tests {
     #[test]
     fn several_gpus_share_the_examples_and_lose_none() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("results"));
+        let store = Store::new(
+            dir.path().join("results"),
+            crate::limits::KnownGpu::target().name,
+        );
         let ex = stand_in::numbered(dir.path(), 8);
         let jobs = stand_in::jobs(&ex, "k");
         let mut started = vec![false; jobs.len()];

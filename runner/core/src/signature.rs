@@ -9,7 +9,6 @@
 
 use crate::binding::{ArgKind, kind_of};
 use crate::example::Example;
-use crate::header_lines::header_place;
 use crate::problem::ScalarKind;
 use crate::ptx::{Entry, ParamKind, mangled_parts};
 
@@ -19,12 +18,12 @@ use crate::ptx::{Entry, ParamKind, mangled_parts};
 pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
     kernels_defined(example, entries)?;
     let decl = &example.declaration;
-    let problem = crate::problem::resolve(decl);
+    let problem = decl.resolve_problem();
     for (i, launch) in decl.launches.iter().enumerate() {
         let Some(entry) = entries.iter().find(|e| e.name == launch.kernel) else {
             continue;
         };
-        let at = header_place(example, i, "args");
+        let at = example.header_place(i, "args");
         let which = format!("launch {i} (`{}`)", launch.kernel);
         if launch.args.len() != entry.params.len() {
             let params: Vec<String> = entry.params.iter().map(ParamKind::short).collect();
@@ -109,7 +108,7 @@ pub fn kernels_defined(example: &Example, entries: &[Entry]) -> Result<(), Strin
         if entries.iter().any(|e| &e.name == kernel) {
             continue;
         }
-        let at = header_place(example, i, "kernel");
+        let at = example.header_place(i, "kernel");
         if let Some(mangled) = entries
             .iter()
             .find(|e| mangled_parts(&e.name).contains(&kernel.as_str()))

@@ -2,8 +2,8 @@
 //! by key, written atomically so that a measuring run killed halfway loses
 //! nothing stored before it.
 
+use crate::atomic_file::write_json_atomically;
 use crate::record::Record;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What the store holds for an example, compared with its current key.
@@ -60,39 +60,31 @@ pub fn model_slug(name: &str) -> String {
     slug.trim_end_matches('-').to_string()
 }
 
-/// Writes `value` as pretty JSON (with a final newline) to `path`, whole
-/// or not at all: a temporary file in the same folder (created as
-/// needed), flushed to disk, then renamed over the old file. Records,
-/// profiles and the build's compile cache are written through it.
-pub fn write_json_atomically(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
-    let mut text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-    text.push('\n');
-    write_atomically(path, text.as_bytes())
-}
-
-/// Writes `bytes` to `path` under a temporary name in the same folder,
-/// then renames it into place: a reader sees the old file or the whole
-/// new one, never a torn one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// A results folder.
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
+    target: String,
 }
 
 impl Store {
-    /// A store rooted at `root` (usually `<book>/results`).
-    pub fn new(root: impl Into<PathBuf>) -> Self {
-        Store { root: root.into() }
+    /// A store rooted at `root` (usually `<book>/results`) whose records
+    /// of the GPU model `target` (as the driver names it; the book passes
+    /// [`crate::limits::KnownGpu::target`]'s name) are the examples' own,
+    /// kept beside their ids.
+    pub fn new(root: impl Into<PathBuf>, target: &str) -> Self {
+        Store {
+            root: root.into(),
+            target: target.to_string(),
+        }
+    }
+
+    /// The folder of the records measured on the GPU model `name`.
+    fn of_model(&self, name: &str) -> Store {
+        Store::new(
+            self.root.join(GPUS_DIR).join(model_slug(name)),
+            &self.target,
+        )
     }
 
     /// The folder.
@@ -141,15 +133,13 @@ impl Store {
         })
     }
 
-    /// Where `record` is kept: beside the example's id for the book's
+    /// Where `record` is kept: beside the example's id for the store's
     /// target GPU (or a record that names no GPU), and under
     /// `gpus/<model>/` for any other GPU model, so that figures measured on
     /// another GPU sit beside the target's without replacing them.
     pub fn path_for(&self, record: &Record) -> Result<PathBuf, StoreError> {
         match record.gpu.as_ref().map(|g| g.name.as_str()) {
-            Some(name) if name != crate::limits::KnownGpu::target().name => {
-                Store::new(self.root.join(GPUS_DIR).join(model_slug(name))).path_of(&record.example)
-            }
+            Some(name) if name != self.target => self.of_model(name).path_of(&record.example),
             _ => self.path_of(&record.example),
         }
     }
@@ -157,10 +147,10 @@ impl Store {
     /// The record of `id` measured on the GPU model `gpu_name`, if one is
     /// kept (the target GPU's is the example's own record).
     pub fn read_on(&self, gpu_name: &str, id: &str) -> Result<Option<Record>, StoreError> {
-        if gpu_name == crate::limits::KnownGpu::target().name {
+        if gpu_name == self.target {
             return self.read(id);
         }
-        Store::new(self.root.join(GPUS_DIR).join(model_slug(gpu_name))).read(id)
+        self.of_model(gpu_name).read(id)
     }
 
     /// Writes a record atomically, where [`Store::path_for`] says: a
@@ -181,6 +171,11 @@ mod tests {
     use super::*;
     use crate::record::GpuFacts;
 
+    /// The book's target GPU, as the book lays its store out.
+    fn target() -> &'static str {
+        crate::limits::KnownGpu::target().name
+    }
+
     fn record_on(gpu: &str) -> Record {
         let mut r = crate::record::test_records::record("ch/k", gpu);
         r.gpu = Some(GpuFacts {
@@ -195,7 +190,7 @@ mod tests {
     // so a record can never be read from or written to outside `results/`.
     #[test]
     fn ids_that_leave_the_store_are_refused() {
-        let store = Store::new("/book/results");
+        let store = Store::new("/book/results", target());
         for id in [
             "..",
             "../secrets",
@@ -224,7 +219,7 @@ mod tests {
     #[test]
     fn lookup_tells_fresh_from_stale_from_missing() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path());
+        let store = Store::new(dir.path(), target());
         assert!(matches!(store.lookup("ch/k", "key1"), Ok(Lookup::Missing)));
         store
             .write(&crate::record::test_records::record("ch/k", "key1"))
@@ -240,7 +235,7 @@ mod tests {
     fn an_unreadable_record_is_an_error_not_a_missing_one() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("ch/k.json")).unwrap();
-        let store = Store::new(dir.path());
+        let store = Store::new(dir.path(), target());
         match store.read("ch/k") {
             Err(StoreError::Io { path, .. }) => assert_eq!(path, dir.path().join("ch/k.json")),
             other => panic!("{other:?}"),
@@ -252,8 +247,8 @@ mod tests {
     #[test]
     fn another_gpus_record_sits_beside_the_targets() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path());
-        let target = crate::limits::KnownGpu::target().name;
+        let store = Store::new(dir.path(), target());
+        let target = target();
         store.write(&record_on(target)).unwrap();
         let other = store.write(&record_on("NVIDIA H100 PCIe")).unwrap();
         assert_eq!(other, dir.path().join("gpus/nvidia-h100-pcie/ch/k.json"));

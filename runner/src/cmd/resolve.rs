@@ -40,7 +40,7 @@ pub fn results_file(kernel: &Path, relative: &str) -> Result<PathBuf> {
 
 /// Writes `value` to `out` as the store writes its files.
 pub fn write_json(out: &Path, value: &impl serde::Serialize) -> Result<()> {
-    cuda_runner::store::write_json_atomically(out, value)
+    cuda_runner::atomic_file::write_json_atomically(out, value)
         .with_context(|| format!("writing {}", out.display()))
 }
 

@@ -157,7 +157,7 @@ impl SharedData {
         self.known = Some((digest, outcome.clone()));
         if let Some(path) = self.verdict_file(digest) {
             // Best effort, as for the data.
-            let _ = crate::store::write_json_atomically(&path, outcome);
+            let _ = crate::atomic_file::write_json_atomically(&path, outcome);
         }
     }
 
@@ -196,7 +196,7 @@ where
     }
     let v = compute()?;
     // Best effort, as for the data.
-    let _ = crate::store::write_json_atomically(&path, &v);
+    let _ = crate::atomic_file::write_json_atomically(&path, &v);
     Ok(v)
 }
 
@@ -217,7 +217,7 @@ pub fn once_per_session_bytes<E>(
     }
     let bytes = make()?;
     // Best effort, as for the data.
-    let _ = crate::store::write_atomically(&path, &bytes);
+    let _ = crate::atomic_file::write_atomically(&path, &bytes);
     Ok(bytes)
 }
 

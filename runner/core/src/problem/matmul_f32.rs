@@ -307,7 +307,7 @@ impl Problem for MatmulF32 {
 
     fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
         let (m, n, k) = mnk(&instance.shape);
-        vec![(crate::figures::FLOP, 2.0 * m as f64 * n as f64 * k as f64)]
+        vec![(super::reports::FLOP, 2.0 * m as f64 * n as f64 * k as f64)]
     }
 
     fn reports(&self) -> Reports {

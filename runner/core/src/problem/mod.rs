@@ -7,6 +7,7 @@
 //! one new file here plus one line in [`REGISTRY`].
 
 pub mod cache;
+pub mod dims_map;
 pub mod draw;
 mod elem;
 pub mod elementwise;
@@ -498,23 +499,6 @@ impl std::ops::Deref for ProblemRef {
             ProblemRef::Declared(p) => p.as_ref(),
         }
     }
-}
-
-/// The problem `decl` solves, or `None` for an unknown name (or an
-/// `elementwise` problem without its table, which validation refuses).
-pub fn resolve(decl: &crate::declaration::Declaration) -> Option<ProblemRef> {
-    if decl.problem == ELEMENTWISE {
-        return decl
-            .elementwise
-            .clone()
-            .map(|spec| ProblemRef::Declared(Box::new(Elementwise::new(spec))));
-    }
-    if decl.problem == TRANSFER {
-        return decl
-            .transfer
-            .map(|spec| ProblemRef::Declared(Box::new(Transfer::new(spec))));
-    }
-    lookup(&decl.problem).map(ProblemRef::Registered)
 }
 
 /// `name vVERSION`, part of every key; unknown names describe themselves

@@ -198,7 +198,7 @@ impl Problem for PointerChase {
 
     fn work(&self, instance: &Instance) -> Vec<(&'static str, f64)> {
         let (_, slots) = layout(&instance.shape);
-        vec![(crate::figures::ACCESSES, steps(slots) as f64)]
+        vec![(super::reports::ACCESSES, steps(slots) as f64)]
     }
 
     fn reports(&self) -> Reports {

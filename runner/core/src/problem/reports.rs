@@ -17,6 +17,14 @@
 
 use super::Bound;
 
+/// The work unit whose rate [`crate::figures::value`] turns into `tflops`
+/// (a problem's work is counted in it).
+pub const FLOP: &str = "flop";
+/// The work unit (dependent loads per run) whose rate
+/// [`crate::figures::value`] turns into `ns_per_access` and
+/// `cycles_per_access`.
+pub const ACCESSES: &str = "accesses";
+
 /// A measured device figure a problem may be held to, besides the read and
 /// copy ceilings every record carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -314,7 +314,10 @@ mod tests {
     #[test]
     fn a_lost_gpu_hands_its_example_to_a_lane_that_answers() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("results"));
+        let store = Store::new(
+            dir.path().join("results"),
+            crate::limits::KnownGpu::target().name,
+        );
         let ex = stand_in::numbered(dir.path(), 6);
         let (done, lost, told) = measure(&mut lanes(&[true, false], None), &ex, &store);
         assert_eq!(lost.len(), 1);
@@ -340,7 +343,10 @@ mod tests {
     #[test]
     fn a_fault_on_a_gpu_that_still_answers_is_the_examples() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("results"));
+        let store = Store::new(
+            dir.path().join("results"),
+            crate::limits::KnownGpu::target().name,
+        );
         let ex = stand_in::numbered(dir.path(), 6);
         let (done, lost, _) = measure(&mut lanes(&[false, false], Some("e3")), &ex, &store);
         assert!(lost.is_empty());
@@ -373,7 +379,10 @@ mod tests {
     #[test]
     fn with_every_gpu_lost_each_example_still_ends_with_a_record() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("results"));
+        let store = Store::new(
+            dir.path().join("results"),
+            crate::limits::KnownGpu::target().name,
+        );
         let ex = stand_in::numbered(dir.path(), 4);
         let (done, lost, _) = measure(&mut lanes(&[true, true], None), &ex, &store);
         assert_eq!(lost.len(), 2);

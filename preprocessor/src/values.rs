@@ -164,7 +164,7 @@ pub enum Value {
         title: String,
     },
     /// A bar chart.
-    Ladder(Ladder),
+    Ladder(Box<Ladder>),
     /// The book's kernel against vendor libraries.
     Peers(Box<Peers>),
     /// Two measuring runs compared.
@@ -391,12 +391,12 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                 .filter_map(|(_, f)| f.as_ref().ok())
                 .find_map(|(r, _)| r.gpu.as_ref())
                 .map(|g| (g.name.clone(), g.peak_gbs));
-            Value::Ladder(Ladder {
+            Value::Ladder(Box::new(Ladder {
                 size: shown,
                 gpu,
                 rungs: rungs(&figure, found),
                 figure,
-            })
+            }))
         }
         Directive::Ceiling { id, field } => ceiling(id, *field, results),
         Directive::Gpu => match results.gpu_name() {

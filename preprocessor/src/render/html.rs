@@ -610,7 +610,7 @@ mod tests {
     // A ladder's bars follow the data; inline ladders stay on one line.
     #[test]
     fn ladder_widths_follow_data() {
-        let ladder = Value::Ladder(Ladder {
+        let ladder = Value::Ladder(Box::new(Ladder {
             size: cuda_measured_core::dims::Dims::n(1 << 28),
             gpu: Some(("NVIDIA H200".into(), 4800.0)),
             figure: "gbs".into(),
@@ -628,7 +628,7 @@ mod tests {
                     figure: Ok((5000.0, 104.2, Status::Wrong)),
                 },
             ],
-        });
+        }));
         let block = value(&ladder, true);
         assert!(block.contains("style=\"width: 20.0%\""), "{block}");
         assert!(block.contains("style=\"width: 100.0%\""), "{block}");

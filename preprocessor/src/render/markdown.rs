@@ -305,7 +305,7 @@ mod tests {
     // A ladder is a table after a blank line; rungs without data say so.
     #[test]
     fn ladder_table() {
-        let ladder = Value::Ladder(Ladder {
+        let ladder = Value::Ladder(Box::new(Ladder {
             size: cuda_measured_core::dims::Dims::n(1 << 28),
             gpu: None,
             figure: "gbs".into(),
@@ -319,7 +319,7 @@ mod tests {
                     figure: Err("`b` is not measured yet".into()),
                 },
             ],
-        });
+        }));
         assert_eq!(
             value(&ladder, true),
             "\n| example (N = 2^28) | GB/s | % of peak |\n|---|---:|---:|\n| `a` | 960 | 20.0% |\n| `b` | not measured | |\n"

@@ -21,7 +21,7 @@
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
 //! A staged exercise's `{{#exercise}}` has its kernels registered by
-//! [`exercises`], its gates judged by [`exercise_gates`] and its stage laid
+//! [`catalog::exercises`], its gates judged by [`exercise_gates`] and its stage laid
 //! out by [`exercise_page`].
 
 pub mod allreduce_view;
@@ -37,13 +37,13 @@ pub mod directives;
 pub mod evidence;
 pub mod exercise_gates;
 pub mod exercise_page;
-pub mod exercises;
 pub mod fence_info;
 pub mod figures;
 pub mod host_view;
 pub mod measure;
 pub mod names;
 pub mod outcome;
+pub mod page;
 pub mod render;
 pub mod report;
 pub mod sanitizer_view;

@@ -14,8 +14,9 @@
 
 use crate::directives::AllreduceField;
 use crate::figures;
+use crate::results::Results;
 use crate::stored::{StoredReports, reallreduce};
-use crate::values::{Results, Value};
+use crate::values::Value;
 use cuda_measured_core::allreduce::kernels::{self, KERNEL_FILES};
 use cuda_measured_core::allreduce::report::{Report, Row, SCHEMA_VERSION, relative_path};
 use cuda_measured_core::allreduce::sizes::format_bytes;

@@ -18,7 +18,8 @@
 use crate::directives::Directive;
 use crate::figures;
 use crate::host_view::TabState;
-use crate::values::{self, Results, Value};
+use crate::results::Results;
+use crate::values::{self, Value};
 use cuda_measured_core::{profile, sanitizer, sass};
 
 mod sections;

@@ -15,8 +15,9 @@
 //! cannot be read is a mistake, reported at its line.
 
 use crate::figures;
+use crate::results::Results;
 use crate::stored::REHOST;
-use crate::values::{Results, Value};
+use crate::values::Value;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::host::{self, KERNEL_ARGS, LANGUAGES, Language, Record};
 use cuda_measured_core::size::Size;

@@ -46,6 +46,7 @@ pub mod outcome;
 pub mod page;
 pub mod render;
 pub mod report;
+pub mod results;
 pub mod sanitizer_view;
 pub mod sass_view;
 pub mod scan;

@@ -9,9 +9,10 @@ use crate::directives::{self, Directive, Found};
 use crate::evidence::Evidence;
 use crate::render::{self, Target};
 use crate::report::{Report, Severity};
+use crate::results::Results;
 use crate::scan;
 use crate::splice::{self, Edit};
-use crate::values::{self, Results, Value};
+use crate::values::{self, Value};
 use std::path::Path;
 
 /// What rewriting a chapter needs to know of the whole book.

@@ -13,8 +13,9 @@
 //! line.
 
 use crate::figures;
+use crate::results::Results;
 use crate::stored::RESANITIZE;
-use crate::values::{Results, Value};
+use crate::values::Value;
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::sanitizer::{self, Finding, Report};

@@ -13,8 +13,9 @@
 
 use crate::directives::{SassCount, SassTarget};
 use crate::figures;
+use crate::results::Results;
 use crate::stored::RELIST;
-use crate::values::{Results, Value};
+use crate::values::Value;
 use cuda_measured_core::sass::{self, Kernel, Listing};
 use cuda_measured_core::sass_counts::{self, Counts, LineRanges, Reading, Region};
 use cuda_measured_core::suggest;

@@ -13,7 +13,7 @@
 //! run on a machine with GPUS GPUs settles it.
 
 use crate::directives::AllreduceField;
-use crate::figures;
+use crate::figures::{self, gpu_count};
 use crate::results::Results;
 use crate::stored::{StoredReports, reallreduce};
 use crate::values::Value;
@@ -67,15 +67,6 @@ impl AllreduceView {
     /// `All-reduce over 2 GPUs`, the heading's start.
     pub fn title(&self) -> String {
         format!("All-reduce (f32 sum) over {}", gpu_count(self.gpus))
-    }
-}
-
-/// `1 GPU`, `2 GPUs`.
-pub fn gpu_count(gpus: usize) -> String {
-    if gpus == 1 {
-        "1 GPU".into()
-    } else {
-        format!("{gpus} GPUs")
     }
 }
 

@@ -166,8 +166,8 @@ pub fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Result
     let Some((example, key)) = results.example(id) else {
         return Value::Mistake(results.unknown_id(id));
     };
-    if let Some(mistake) = crate::sanitizer_view::undeclared_size(example, size)
-        .or_else(|| crate::sanitizer_view::not_a_kernel_file(example, "{{#host}}"))
+    if let Some(mistake) = crate::names::undeclared_size(example, size)
+        .or_else(|| crate::names::not_a_kernel_file(example, "{{#host}}"))
         .or_else(|| unlaunchable(example))
     {
         return Value::Mistake(mistake);

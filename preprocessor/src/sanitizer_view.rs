@@ -13,6 +13,7 @@
 //! line.
 
 use crate::figures;
+use crate::names::{not_a_kernel_file, undeclared_size};
 use crate::results::Results;
 use crate::stored::RESANITIZE;
 use crate::values::Value;
@@ -202,25 +203,6 @@ pub fn awaits_report(id: &str, check: &str, size: Dims, results: &Results<'_>) -
         Ok(report) => report.example == id && report.key != key,
         Err(_) => true,
     }
-}
-
-/// Why `size` cannot be asked of `example`: it is not one of its declared
-/// sizes (the runs on the GPU machine are of declared sizes only).
-pub use crate::names::undeclared_size;
-
-/// Why the GPU session cannot run `example` for `directive`: it runs
-/// `kernels/ID.cu`, so the example must be a kernel file under its default
-/// id (the path without `.cu`), not an inline one or one renamed by `id=`.
-pub fn not_a_kernel_file(example: &Example, directive: &str) -> Option<String> {
-    let file = &example.origin.file;
-    let own = format!("{}.cu", example.id);
-    let runnable = file == &own || file.ends_with(&format!("/{own}"));
-    (!runnable).then(|| {
-        format!(
-            "`{}` is written in {file}, not in kernels/{own}: bench/gpu-session.sh runs {directive} for kernel files under their default id (the path without .cu); move the example into kernels/{own}, or drop its id=",
-            example.id
-        )
-    })
 }
 
 /// The places `finding` names, each once, with the code there when the

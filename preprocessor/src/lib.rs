@@ -52,6 +52,7 @@ pub mod results;
 pub mod sanitizer_view;
 pub mod sass_view;
 pub mod scan;
+pub mod shown;
 pub mod source_map;
 pub mod splice;
 pub mod status_page;

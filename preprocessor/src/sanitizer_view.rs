@@ -15,8 +15,8 @@
 use crate::figures;
 use crate::names::{not_a_kernel_file, undeclared_size};
 use crate::results::Results;
+use crate::shown::Shown;
 use crate::stored::RESANITIZE;
-use crate::values::Value;
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::sanitizer::{self, Finding, Report};
@@ -137,14 +137,19 @@ impl FindingView {
 }
 
 /// Evaluates `{{#sanitizer}}`.
-pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Value {
+pub fn evaluate(
+    id: &str,
+    check: &str,
+    size: Dims,
+    results: &Results<'_>,
+) -> Result<SanitizerView, Shown> {
     let Some((example, key)) = results.example(id) else {
-        return Value::Mistake(results.unknown_id(id));
+        return Err(Shown::Mistake(results.unknown_id(id)));
     };
     if let Some(mistake) =
         undeclared_size(example, size).or_else(|| not_a_kernel_file(example, "{{#sanitizer}}"))
     {
-        return Value::Mistake(mistake);
+        return Err(Shown::Mistake(mistake));
     }
     let file = results
         .stored()
@@ -152,13 +157,13 @@ pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Val
     let stored = match results.stored().sanitizer(id, check, size) {
         Err(reason) => Err(reason),
         Ok(report) if report.example != id || report.check != check || report.size() != size => {
-            return Value::Unmeasured(format!(
+            return Err(Shown::Unmeasured(format!(
                 "{file} holds {} of `{}` at {}, not {check} of `{id}` at {}; {RESANITIZE}",
                 report.check,
                 report.example,
                 report.size().words(),
                 size.words()
-            ));
+            )));
         }
         Ok(report) => {
             let stale = (report.key != key)
@@ -178,13 +183,13 @@ pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Val
             })
         }
     };
-    Value::Sanitizer(Box::new(SanitizerView {
+    Ok(SanitizerView {
         id: id.to_string(),
         check: check.to_string(),
         size,
         file,
         stored,
-    }))
+    })
 }
 
 /// Whether a `{{#sanitizer}}` waits only for the GPU machine's sanitize

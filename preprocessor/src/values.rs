@@ -9,6 +9,7 @@ use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
 use crate::outcome::Outcome;
 use crate::results::Results;
+use crate::shown::Shown;
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::figures as core_figures;
 use cuda_measured_core::profile::Metric;
@@ -48,6 +49,16 @@ pub enum Value {
     /// A directive that names what the book does not have (a kernel, an
     /// anchor), with the fix: an error at the directive's line.
     Mistake(String),
+}
+
+impl From<Shown> for Value {
+    fn from(shown: Shown) -> Value {
+        match shown {
+            Shown::Figure { text, title } => Value::Figure { text, title },
+            Shown::Unmeasured(why) => Value::Unmeasured(why),
+            Shown::Mistake(why) => Value::Mistake(why),
+        }
+    }
 }
 
 /// A `{{#peers}}` comparison.
@@ -300,25 +311,30 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             results.catalog(),
             results.outcomes(),
         ))),
-        Directive::Sass(target) => crate::sass_view::evaluate(target, results),
+        Directive::Sass(target) => crate::sass_view::evaluate(target, results)
+            .map_or_else(Value::from, |view| Value::Sass(Box::new(view))),
         Directive::SassCount { target, what } => {
-            crate::sass_view::count(target, *what, results)
+            crate::sass_view::count(target, *what, results).into()
         }
         Directive::Sanitizer { id, check, size } => match results.size_of(id, size) {
-            Ok(size) => crate::sanitizer_view::evaluate(id, check, size, results),
+            Ok(size) => crate::sanitizer_view::evaluate(id, check, size, results)
+                .map_or_else(Value::from, |view| Value::Sanitizer(Box::new(view))),
             Err(mistake) => Value::Mistake(mistake),
         },
         Directive::Host { id, size } => match results.size_of(id, size) {
-            Ok(size) => crate::host_view::evaluate(id, size, results),
+            Ok(size) => crate::host_view::evaluate(id, size, results)
+                .map_or_else(Value::from, |view| Value::Host(Box::new(view))),
             Err(mistake) => Value::Mistake(mistake),
         },
-        Directive::Allreduce { gpus } => crate::allreduce_view::evaluate(*gpus, results),
+        Directive::Allreduce { gpus } => {
+            Value::Allreduce(Box::new(crate::allreduce_view::evaluate(*gpus, results)))
+        }
         Directive::AllreduceFigure {
             gpus,
             implementation,
             field,
             bytes,
-        } => crate::allreduce_view::figure(*gpus, implementation, *field, *bytes, results),
+        } => crate::allreduce_view::figure(*gpus, implementation, *field, *bytes, results).into(),
         // A whole stage, laid out by crate::exercise_page where it stands.
         Directive::Exercise { .. } => Value::Unmeasured(
             "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),

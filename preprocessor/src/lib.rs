@@ -11,12 +11,16 @@
 //! from the results store and, where the [`config`] mode allows, a GPU;
 //! [`stored`] reads the reports a measuring session leaves next to the
 //! records (peers, repeatability);
-//! [`values`] evaluates directives ([`status_page`] the rows of
-//! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`,
-//! [`sanitizer_view`] compute-sanitizer's findings of `{{#sanitizer}}`,
-//! [`host_view`] the host programs of `{{#host}}`, [`allreduce_view`] the
-//! all-reduce reports of `{{#allreduce}}`; [`evidence`] the
-//! state of every stored file those directives read, for `{{#status}}`);
+//! [`values`] evaluates directives against the book's [`results`]
+//! ([`status_page`] the rows of `{{#status}}`, [`sass_view`] the SASS
+//! listings of `{{#sass}}`, [`sanitizer_view`] compute-sanitizer's findings
+//! of `{{#sanitizer}}`, [`host_view`] the host programs of `{{#host}}`,
+//! [`allreduce_view`] the all-reduce reports of `{{#allreduce}}`, each
+//! returning its view or a [`shown`] figure or reason); [`evidence`] holds
+//! the state of every stored file those directives read, for `{{#status}}`,
+//! and [`evidence_judge`] judges it by evaluating them; [`chapter_links`]
+//! links the status page to the chapters;
+//! [`page`] replaces a chapter's directives with their values;
 //! [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.

@@ -46,6 +46,7 @@ pub mod exercise_page;
 pub mod fence_info;
 pub mod figures;
 pub mod host_view;
+pub mod markup;
 pub mod measure;
 pub mod names;
 pub mod outcome;

@@ -228,5 +228,7 @@ fn sources(finding: &Finding, example: &Example, current: bool) -> Vec<SourceLin
     out
 }
 
+pub mod render;
+
 #[cfg(test)]
 mod tests;

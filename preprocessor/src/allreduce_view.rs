@@ -13,9 +13,10 @@
 //! run on a machine with GPUS GPUs settles it.
 
 use crate::directives::AllreduceField;
-use crate::figures;
+use crate::figures::{self, gpu_count};
+use crate::results::Results;
+use crate::shown::Shown;
 use crate::stored::{StoredReports, reallreduce};
-use crate::values::{Results, Value};
 use cuda_measured_core::allreduce::kernels::{self, KERNEL_FILES};
 use cuda_measured_core::allreduce::report::{Report, Row, SCHEMA_VERSION, relative_path};
 use cuda_measured_core::allreduce::sizes::format_bytes;
@@ -69,15 +70,6 @@ impl AllreduceView {
     }
 }
 
-/// `1 GPU`, `2 GPUs`.
-pub fn gpu_count(gpus: usize) -> String {
-    if gpus == 1 {
-        "1 GPU".into()
-    } else {
-        format!("{gpus} GPUs")
-    }
-}
-
 /// Reads and judges the report over `gpus` GPUs.
 pub fn view(gpus: usize, results: &Results<'_>) -> AllreduceView {
     let target = KnownGpu::target().name;
@@ -93,8 +85,8 @@ pub fn view(gpus: usize, results: &Results<'_>) -> AllreduceView {
 }
 
 /// Evaluates `{{#allreduce}}`.
-pub fn evaluate(gpus: usize, results: &Results<'_>) -> Value {
-    Value::Allreduce(Box::new(view(gpus, results)))
+pub fn evaluate(gpus: usize, results: &Results<'_>) -> AllreduceView {
+    view(gpus, results)
 }
 
 /// Whether an `{{#allreduce}}` or `{{#allreduce_figure}}` waits only for a
@@ -112,14 +104,14 @@ pub fn figure(
     field: AllreduceField,
     bytes: u64,
     results: &Results<'_>,
-) -> Value {
+) -> Shown {
     let view = view(gpus, results);
     let report = match &view.stored {
         Ok(Stored {
             report,
             stale: None,
         }) => report,
-        _ => return Value::Unmeasured(view.problem().unwrap_or_default()),
+        _ => return Shown::Unmeasured(view.problem().unwrap_or_default()),
     };
     let size = format_bytes(bytes);
     let Some(row) = row_of(report, implementation, bytes) else {
@@ -129,7 +121,7 @@ pub fn figure(
             .filter(|r| r.implementation == implementation)
             .map(|r| format_bytes(r.bytes))
             .collect();
-        return Value::Unmeasured(if sizes.is_empty() {
+        return Shown::Unmeasured(if sizes.is_empty() {
             format!("{} has no {implementation} rows", view.file)
         } else {
             format!(
@@ -141,7 +133,7 @@ pub fn figure(
     };
     let Some(t) = &row.timing else {
         let why = row.error.as_deref().unwrap_or("not timed");
-        return Value::Unmeasured(format!(
+        return Shown::Unmeasured(format!(
             "{implementation} at {size} in {} has no figure: {why}",
             view.file
         ));
@@ -161,7 +153,7 @@ pub fn figure(
     {
         title.push_str(&format!("; {note}"));
     }
-    Value::Figure { text, title }
+    Shown::Figure { text, title }
 }
 
 /// The row of `implementation` at `bytes`.

@@ -6,14 +6,16 @@
 //! so they are compiled, measured and listed like any example. Both the
 //! preprocessor and the `check` and `status` subcommands start here.
 
+pub mod exercises;
+
 use crate::config::Settings;
-use crate::exercises::{self, ExerciseSlot};
 use crate::scan::{self, ChapterScan, RunBlock, RunSpec};
 use crate::source_map::{Place, SourceMap};
 use cuda_measured_core::example::{Example, Origin};
 use cuda_measured_core::limits::KnownGpu;
 use cuda_measured_core::plan_check;
 use cuda_measured_core::store::Store;
+use exercises::ExerciseSlot;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,8 @@
 
 use crate::figures;
 use crate::outcome::status_words;
-use crate::values::{self, Results};
+use crate::results::Results;
+use crate::values;
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, Stage};
 use cuda_measured_core::record::{Record, SizeResult, Status};

@@ -8,9 +8,9 @@
 //! stage file. Gates without current data, and a solution that fails a
 //! gate, are problems of the build.
 
-use crate::book_pass::Page;
+use crate::catalog::exercises::{ExerciseSlot, StageKernels};
 use crate::exercise_gates::{self, Judged, StageTable};
-use crate::exercises::{ExerciseSlot, StageKernels};
+use crate::page::Page;
 use crate::render::{self, Panel, Target, exercise};
 use crate::report::{Report, Severity};
 use crate::splice;

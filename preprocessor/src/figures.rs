@@ -252,6 +252,15 @@ pub fn date(rfc3339: &str) -> &str {
     }
 }
 
+/// `1 GPU`, `2 GPUs`.
+pub fn gpu_count(gpus: usize) -> String {
+    if gpus == 1 {
+        "1 GPU".into()
+    } else {
+        format!("{gpus} GPUs")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

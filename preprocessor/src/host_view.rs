@@ -15,8 +15,9 @@
 //! cannot be read is a mistake, reported at its line.
 
 use crate::figures;
+use crate::results::Results;
+use crate::shown::Shown;
 use crate::stored::REHOST;
-use crate::values::{Results, Value};
 use cuda_measured_core::example::Example;
 use cuda_measured_core::host::{self, KERNEL_ARGS, LANGUAGES, Language, Record};
 use cuda_measured_core::size::Size;
@@ -161,15 +162,19 @@ impl Run {
 }
 
 /// Evaluates `{{#host}}`.
-pub fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Results<'_>) -> Value {
+pub fn evaluate(
+    id: &str,
+    size: cuda_measured_core::dims::Dims,
+    results: &Results<'_>,
+) -> Result<HostView, Shown> {
     let Some((example, key)) = results.example(id) else {
-        return Value::Mistake(results.unknown_id(id));
+        return Err(Shown::Mistake(results.unknown_id(id)));
     };
-    if let Some(mistake) = crate::sanitizer_view::undeclared_size(example, size)
-        .or_else(|| crate::sanitizer_view::not_a_kernel_file(example, "{{#host}}"))
+    if let Some(mistake) = crate::names::undeclared_size(example, size)
+        .or_else(|| crate::names::not_a_kernel_file(example, "{{#host}}"))
         .or_else(|| unlaunchable(example))
     {
-        return Value::Mistake(mistake);
+        return Err(Shown::Mistake(mistake));
     }
     // The host programs launch (input, out, n): one dimension.
     let size = Size(size.n_value());
@@ -178,9 +183,9 @@ pub fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Result
         let bytes = match results.stored().book_file(language.program) {
             Ok(bytes) => bytes,
             Err(reason) => {
-                return Value::Mistake(format!(
+                return Err(Shown::Mistake(format!(
                     "{reason}: {{{{#host}}}} shows the host programs of bench/host"
-                ));
+                )));
             }
         };
         let file = results
@@ -197,11 +202,11 @@ pub fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Result
             run,
         });
     }
-    Value::Host(Box::new(HostView {
+    Ok(HostView {
         id: id.to_string(),
         size,
         tabs,
-    }))
+    })
 }
 
 /// Whether a `{{#host}}` waits only for the GPU machine's host stage: the
@@ -209,7 +214,7 @@ pub fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Result
 /// and the programs can be read, so that every record missing, unreadable
 /// or stale is settled by running them.
 pub fn awaits_runs(id: &str, size: cuda_measured_core::dims::Dims, results: &Results<'_>) -> bool {
-    matches!(evaluate(id, size, results), Value::Host(_))
+    evaluate(id, size, results).is_ok()
 }
 
 /// Why the host programs cannot launch `example`: they launch one kernel

@@ -11,23 +11,28 @@
 //! from the results store and, where the [`config`] mode allows, a GPU;
 //! [`stored`] reads the reports a measuring session leaves next to the
 //! records (peers, repeatability);
-//! [`values`] evaluates directives ([`status_page`] the rows of
-//! `{{#status}}`, [`sass_view`] the SASS listings of `{{#sass}}`,
-//! [`sanitizer_view`] compute-sanitizer's findings of `{{#sanitizer}}`,
-//! [`host_view`] the host programs of `{{#host}}`, [`allreduce_view`] the
-//! all-reduce reports of `{{#allreduce}}`; [`evidence`] the
-//! state of every stored file those directives read, for `{{#status}}`);
+//! [`values`] evaluates directives against the book's [`results`]
+//! ([`status_page`] the rows of `{{#status}}`, [`sass_view`] the SASS
+//! listings of `{{#sass}}`, [`sanitizer_view`] compute-sanitizer's findings
+//! of `{{#sanitizer}}`, [`host_view`] the host programs of `{{#host}}`,
+//! [`allreduce_view`] the all-reduce reports of `{{#allreduce}}`, each
+//! returning its view or a [`shown`] figure or reason); [`evidence`] holds
+//! the state of every stored file those directives read, for `{{#status}}`,
+//! and [`evidence_judge`] judges it by evaluating them; [`chapter_links`]
+//! links the status page to the chapters;
+//! [`page`] replaces a chapter's directives with their values;
 //! [`render`] writes panels and values;
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
 //! A staged exercise's `{{#exercise}}` has its kernels registered by
-//! [`exercises`], its gates judged by [`exercise_gates`] and its stage laid
+//! [`catalog::exercises`], its gates judged by [`exercise_gates`] and its stage laid
 //! out by [`exercise_page`].
 
 pub mod allreduce_view;
 pub mod book_files;
 pub mod book_pass;
 pub mod catalog;
+pub mod chapter_links;
 pub mod cmd;
 pub mod compile_cache;
 pub mod compile_run;
@@ -35,20 +40,24 @@ pub mod compile_step;
 pub mod config;
 pub mod directives;
 pub mod evidence;
+pub mod evidence_judge;
 pub mod exercise_gates;
 pub mod exercise_page;
-pub mod exercises;
 pub mod fence_info;
 pub mod figures;
 pub mod host_view;
+pub mod markup;
 pub mod measure;
 pub mod names;
 pub mod outcome;
+pub mod page;
 pub mod render;
 pub mod report;
+pub mod results;
 pub mod sanitizer_view;
 pub mod sass_view;
 pub mod scan;
+pub mod shown;
 pub mod source_map;
 pub mod splice;
 pub mod status_page;

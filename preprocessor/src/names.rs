@@ -159,6 +159,21 @@ pub fn check(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) -
     out
 }
 
+/// Why the GPU session cannot run `example` for `directive`: it runs
+/// `kernels/ID.cu`, so the example must be a kernel file under its default
+/// id (the path without `.cu`), not an inline one or one renamed by `id=`.
+pub fn not_a_kernel_file(example: &Example, directive: &str) -> Option<String> {
+    let file = &example.origin.file;
+    let own = format!("{}.cu", example.id);
+    let runnable = file == &own || file.ends_with(&format!("/{own}"));
+    (!runnable).then(|| {
+        format!(
+            "`{}` is written in {file}, not in kernels/{own}: bench/gpu-session.sh runs {directive} for kernel files under their default id (the path without .cu); move the example into kernels/{own}, or drop its id=",
+            example.id
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

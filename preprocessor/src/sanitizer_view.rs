@@ -13,8 +13,10 @@
 //! line.
 
 use crate::figures;
+use crate::names::{not_a_kernel_file, undeclared_size};
+use crate::results::Results;
+use crate::shown::Shown;
 use crate::stored::RESANITIZE;
-use crate::values::{Results, Value};
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::sanitizer::{self, Finding, Report};
@@ -135,14 +137,19 @@ impl FindingView {
 }
 
 /// Evaluates `{{#sanitizer}}`.
-pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Value {
+pub fn evaluate(
+    id: &str,
+    check: &str,
+    size: Dims,
+    results: &Results<'_>,
+) -> Result<SanitizerView, Shown> {
     let Some((example, key)) = results.example(id) else {
-        return Value::Mistake(results.unknown_id(id));
+        return Err(Shown::Mistake(results.unknown_id(id)));
     };
     if let Some(mistake) =
         undeclared_size(example, size).or_else(|| not_a_kernel_file(example, "{{#sanitizer}}"))
     {
-        return Value::Mistake(mistake);
+        return Err(Shown::Mistake(mistake));
     }
     let file = results
         .stored()
@@ -150,13 +157,13 @@ pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Val
     let stored = match results.stored().sanitizer(id, check, size) {
         Err(reason) => Err(reason),
         Ok(report) if report.example != id || report.check != check || report.size() != size => {
-            return Value::Unmeasured(format!(
+            return Err(Shown::Unmeasured(format!(
                 "{file} holds {} of `{}` at {}, not {check} of `{id}` at {}; {RESANITIZE}",
                 report.check,
                 report.example,
                 report.size().words(),
                 size.words()
-            ));
+            )));
         }
         Ok(report) => {
             let stale = (report.key != key)
@@ -176,13 +183,13 @@ pub fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Val
             })
         }
     };
-    Value::Sanitizer(Box::new(SanitizerView {
+    Ok(SanitizerView {
         id: id.to_string(),
         check: check.to_string(),
         size,
         file,
         stored,
-    }))
+    })
 }
 
 /// Whether a `{{#sanitizer}}` waits only for the GPU machine's sanitize
@@ -203,25 +210,6 @@ pub fn awaits_report(id: &str, check: &str, size: Dims, results: &Results<'_>) -
     }
 }
 
-/// Why `size` cannot be asked of `example`: it is not one of its declared
-/// sizes (the runs on the GPU machine are of declared sizes only).
-pub use crate::names::undeclared_size;
-
-/// Why the GPU session cannot run `example` for `directive`: it runs
-/// `kernels/ID.cu`, so the example must be a kernel file under its default
-/// id (the path without `.cu`), not an inline one or one renamed by `id=`.
-pub fn not_a_kernel_file(example: &Example, directive: &str) -> Option<String> {
-    let file = &example.origin.file;
-    let own = format!("{}.cu", example.id);
-    let runnable = file == &own || file.ends_with(&format!("/{own}"));
-    (!runnable).then(|| {
-        format!(
-            "`{}` is written in {file}, not in kernels/{own}: bench/gpu-session.sh runs {directive} for kernel files under their default id (the path without .cu); move the example into kernels/{own}, or drop its id=",
-            example.id
-        )
-    })
-}
-
 /// The places `finding` names, each once, with the code there when the
 /// report is `current`.
 fn sources(finding: &Finding, example: &Example, current: bool) -> Vec<SourceLine> {
@@ -239,6 +227,8 @@ fn sources(finding: &Finding, example: &Example, current: bool) -> Vec<SourceLin
     }
     out
 }
+
+pub mod render;
 
 #[cfg(test)]
 mod tests;

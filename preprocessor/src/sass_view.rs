@@ -13,8 +13,9 @@
 
 use crate::directives::{SassCount, SassTarget};
 use crate::figures;
+use crate::results::Results;
+use crate::shown::Shown;
 use crate::stored::RELIST;
-use crate::values::{Results, Value};
 use cuda_measured_core::sass::{self, Kernel, Listing};
 use cuda_measured_core::sass_counts::{self, Counts, LineRanges, Reading, Region};
 use cuda_measured_core::suggest;
@@ -172,21 +173,18 @@ pub fn lines_text(ranges: &[(u32, u32)]) -> String {
 }
 
 /// Evaluates `{{#sass}}`.
-pub fn evaluate(target: &SassTarget, results: &Results<'_>) -> Value {
-    match view(target, results) {
-        Ok(view) => Value::Sass(Box::new(view)),
-        Err(value) => value,
-    }
+pub fn evaluate(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Shown> {
+    view(target, results)
 }
 
 /// Evaluates `{{#sass_count}}`: a current listing's count, else why not.
-pub fn count(target: &SassTarget, what: SassCount, results: &Results<'_>) -> Value {
+pub fn count(target: &SassTarget, what: SassCount, results: &Results<'_>) -> Shown {
     let view = match view(target, results) {
         Ok(view) => view,
         Err(value) => return value,
     };
     if let Some(stale) = view.stale {
-        return Value::Unmeasured(stale);
+        return Shown::Unmeasured(stale);
     }
     let reading = view.reading();
     let c = reading.region.unwrap_or(reading.kernel);
@@ -208,7 +206,7 @@ pub fn count(target: &SassTarget, what: SassCount, results: &Results<'_>) -> Val
         ),
         None => format!("of {}", view.kernel.name),
     };
-    Value::Figure {
+    Shown::Figure {
         text: n.to_string(),
         title: format!("{what_text} {of}, {} ({})", view.made, view.file),
     }
@@ -230,10 +228,10 @@ pub fn awaits_listing(target: &SassTarget, results: &Results<'_>) -> bool {
 /// The listing's kernel and region asked for, or the value to show
 /// instead: a mistake (unknown id, anchor or kernel) or why the listing
 /// cannot be shown.
-fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Value> {
+fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Shown> {
     let id = &target.id;
     let Some((example, key)) = results.example(id) else {
-        return Err(Value::Mistake(results.unknown_id(id)));
+        return Err(Shown::Mistake(results.unknown_id(id)));
     };
     let region = match &target.anchor {
         None => None,
@@ -249,7 +247,7 @@ fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Value> {
                 } else {
                     format!("its anchors are {}", names.join(", "))
                 };
-                return Err(Value::Mistake(suggest::message(
+                return Err(Shown::Mistake(suggest::message(
                     &format!("`{id}` has no anchor `{anchor}` in {file}"),
                     anchor,
                     names.iter().copied(),
@@ -262,14 +260,14 @@ fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Value> {
     let file = results.stored().shown(&sass::relative_path(id));
     let listing = results.stored().sass(id).map_err(|reason| {
         let inline = !example.origin.file.ends_with(".cu");
-        Value::Unmeasured(if inline {
+        Shown::Unmeasured(if inline {
             format!("{reason} (scripts/sass lists the examples of kernel files only: move `{id}` into a file under kernels/)")
         } else {
             reason
         })
     })?;
     if listing.example != *id {
-        return Err(Value::Unmeasured(format!(
+        return Err(Shown::Unmeasured(format!(
             "{file} holds the listing of `{}`, not of `{id}`; {RELIST}",
             listing.example
         )));
@@ -303,17 +301,17 @@ fn pick_kernel(
     target: &SassTarget,
     file: &str,
     stale: bool,
-) -> Result<Kernel, Value> {
+) -> Result<Kernel, Shown> {
     let id = &target.id;
     let names: Vec<&str> = listing.kernels.iter().map(|k| k.name.as_str()).collect();
     match &target.kernel {
         Some(name) => match listing.kernels.iter().find(|k| k.name == *name) {
             Some(k) => Ok(k.clone()),
             // A kernel added since the listing was made waits for scripts/sass.
-            None if stale => Err(Value::Unmeasured(format!(
+            None if stale => Err(Shown::Unmeasured(format!(
                 "{file} was made for an earlier version of `{id}` and has no kernel `{name}`; {RELIST}"
             ))),
-            None => Err(Value::Mistake(suggest::message(
+            None => Err(Shown::Mistake(suggest::message(
                 &format!("`{id}` has no kernel `{name}`"),
                 name,
                 names.iter().copied(),
@@ -322,7 +320,7 @@ fn pick_kernel(
         },
         None => match listing.kernels.as_slice() {
             [only] => Ok(only.clone()),
-            _ => Err(Value::Mistake(format!(
+            _ => Err(Shown::Mistake(format!(
                 "`{id}` has {} kernels ({}): name one, as in {{{{#sass {id} {}}}}}",
                 names.len(),
                 names.join(", "),

@@ -5,153 +5,18 @@
 //! these values into HTML or markdown; a value that is not measured or not
 //! current is a problem for strict builds.
 
-use crate::catalog::Catalog;
 use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
 use crate::outcome::Outcome;
-use crate::stored::StoredReports;
-use cuda_measured_core::dims::{Dims, Written};
-use cuda_measured_core::example::Example;
+use crate::results::Results;
+use crate::shown::Shown;
+use cuda_measured_core::dims::Dims;
 use cuda_measured_core::figures as core_figures;
 use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 #[cfg(test)]
 use cuda_measured_core::size::Size;
 use cuda_measured_core::{peers, repeatability};
-use std::collections::BTreeMap;
-
-/// The book's results, by example id, and its stored reports.
-#[derive(Debug, Clone, Copy)]
-pub struct Results<'a> {
-    catalog: &'a Catalog,
-    outcomes: &'a [Outcome],
-    stored: &'a StoredReports,
-}
-
-impl<'a> Results<'a> {
-    /// Results of `catalog`'s entries (`outcomes` in the same order), with
-    /// the reports in `stored`.
-    pub fn new(catalog: &'a Catalog, outcomes: &'a [Outcome], stored: &'a StoredReports) -> Self {
-        Results {
-            catalog,
-            outcomes,
-            stored,
-        }
-    }
-
-    /// The book's examples.
-    pub fn catalog(&self) -> &'a Catalog {
-        self.catalog
-    }
-
-    /// Their outcomes, in catalog order.
-    pub fn outcomes(&self) -> &'a [Outcome] {
-        self.outcomes
-    }
-
-    /// The stored reports (peers, repeatability, profiles).
-    pub fn stored(&self) -> &'a StoredReports {
-        self.stored
-    }
-
-    /// Whether the figures of `id` (at `size`, when given) wait only to be
-    /// measured: the example has no record for its current code and
-    /// declares the size. An unknown or broken example does not wait.
-    pub fn waits_on(&self, id: &str, size: Option<Dims>) -> bool {
-        let Some(index) = self.catalog.by_id(id) else {
-            return false;
-        };
-        self.outcomes[index].state().awaits_measuring()
-            && self.catalog.entries[index]
-                .example()
-                .is_some_and(|e| size.is_none_or(|n| e.declaration.sizes.contains(&n)))
-    }
-
-    /// `size` as a directive writes it, read as a size of example `id`'s
-    /// problem (of one dimension, `n`, when the book has no such example,
-    /// whose figures are then missing anyway).
-    pub fn size_of(&self, id: &str, size: &Written) -> Result<Dims, String> {
-        let dims = self
-            .catalog
-            .by_id(id)
-            .and_then(|index| self.catalog.entries[index].example())
-            .map_or(cuda_measured_core::dims::N, |e| e.declaration.dims());
-        size.resolve(dims).map_err(|e| format!("`{id}`: {e}"))
-    }
-
-    /// The example `id` and its current key, when the book has it.
-    pub fn example(&self, id: &str) -> Option<(&'a Example, &'a str)> {
-        let index = self.catalog.by_id(id)?;
-        let resolved = self.catalog.entries[index].resolved.as_ref().ok()?;
-        Some((&resolved.example, resolved.key.as_str()))
-    }
-
-    /// The current key of example `id` and its outcome, when the book has it.
-    fn current(&self, id: &str) -> Option<(&'a str, &'a Outcome)> {
-        let index = self.catalog.by_id(id)?;
-        let resolved = self.catalog.entries[index].resolved.as_ref().ok()?;
-        Some((resolved.key.as_str(), &self.outcomes[index]))
-    }
-
-    /// The current record of `id`, or why there is none.
-    pub fn record(&self, id: &str) -> Result<&'a Record, String> {
-        let index = self.catalog.by_id(id).ok_or_else(|| self.unknown_id(id))?;
-        match &self.outcomes[index] {
-            Outcome::Fresh(r) | Outcome::Unstored { record: r, .. } => Ok(r),
-            Outcome::Stale(_) => Err(format!(
-                "`{id}` was measured for an earlier version of its code"
-            )),
-            Outcome::Missing => Err(format!("`{id}` is not measured yet")),
-            Outcome::Broken(_) => Err(format!("`{id}` is broken, see its panel")),
-        }
-    }
-
-    /// Why no example has id `id` ([`crate::names::unknown_id`]).
-    pub fn unknown_id(&self, id: &str) -> String {
-        crate::names::unknown_id(self.catalog, id)
-    }
-
-    /// The current figures of `id` at `size`, or why there are none (a
-    /// size the example does not declare is named with those it does).
-    pub fn at(&self, id: &str, size: Dims) -> Result<(&'a Record, &'a SizeResult), String> {
-        if let Ok(example) = crate::names::example(self.catalog, id)
-            && let Some(undeclared) = crate::names::undeclared_size(example, size)
-        {
-            return Err(undeclared);
-        }
-        let record = self.record(id)?;
-        record
-            .sizes
-            .iter()
-            .find(|s| s.size() == size)
-            .map(|s| (record, s))
-            .ok_or_else(|| format!("`{id}` has no timed result at {}", size.words()))
-    }
-
-    /// [`Results::at`] of a size as a directive writes it.
-    pub fn at_written(
-        &self,
-        id: &str,
-        size: &Written,
-    ) -> Result<(&'a Record, &'a SizeResult), String> {
-        self.at(id, self.size_of(id, size)?)
-    }
-
-    /// The GPU most current records were measured on.
-    pub fn gpu_name(&self) -> Result<String, String> {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for record in self.outcomes.iter().filter_map(Outcome::fresh) {
-            if let Some(gpu) = &record.gpu {
-                *counts.entry(gpu.name.as_str()).or_default() += 1;
-            }
-        }
-        counts
-            .into_iter()
-            .max_by_key(|&(name, count)| (count, std::cmp::Reverse(name)))
-            .map(|(name, _)| name.to_string())
-            .ok_or_else(|| "no example of this book has a current result measured on a GPU".into())
-    }
-}
 
 /// What a directive evaluates to.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,6 +49,16 @@ pub enum Value {
     /// A directive that names what the book does not have (a kernel, an
     /// anchor), with the fix: an error at the directive's line.
     Mistake(String),
+}
+
+impl From<Shown> for Value {
+    fn from(shown: Shown) -> Value {
+        match shown {
+            Shown::Figure { text, title } => Value::Figure { text, title },
+            Shown::Unmeasured(why) => Value::Unmeasured(why),
+            Shown::Mistake(why) => Value::Mistake(why),
+        }
+    }
 }
 
 /// A `{{#peers}}` comparison.
@@ -406,12 +281,12 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             },
             Err(reason) => Value::Unmeasured(reason),
         },
-        Directive::Peers { problem } => match results.stored.peers(problem) {
+        Directive::Peers { problem } => match results.stored().peers(problem) {
             Ok(report) => {
                 let stale = peers_staleness(&report, results);
                 Value::Peers(Box::new(Peers {
                     report,
-                    file: results.stored.shown(&format!("peers/{problem}.json")),
+                    file: results.stored().shown(&format!("peers/{problem}.json")),
                     stale,
                 }))
             }
@@ -421,40 +296,45 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             Ok(size) => profile_figure(id, metric, size, results),
             Err(mistake) => Value::Mistake(mistake),
         },
-        Directive::Repeatability => match results.stored.repeatability() {
+        Directive::Repeatability => match results.stored().repeatability() {
             Ok(report) => {
                 let stale = repeatability_staleness(&report, results);
                 Value::Repeatability(Box::new(Repeatability {
                     report,
-                    file: results.stored.shown("repeatability.json"),
+                    file: results.stored().shown("repeatability.json"),
                     stale,
                 }))
             }
             Err(reason) => Value::Unmeasured(reason),
         },
         Directive::Status => Value::Status(Box::new(crate::status_page::StatusPage::new(
-            results.catalog,
-            results.outcomes,
+            results.catalog(),
+            results.outcomes(),
         ))),
-        Directive::Sass(target) => crate::sass_view::evaluate(target, results),
+        Directive::Sass(target) => crate::sass_view::evaluate(target, results)
+            .map_or_else(Value::from, |view| Value::Sass(Box::new(view))),
         Directive::SassCount { target, what } => {
-            crate::sass_view::count(target, *what, results)
+            crate::sass_view::count(target, *what, results).into()
         }
         Directive::Sanitizer { id, check, size } => match results.size_of(id, size) {
-            Ok(size) => crate::sanitizer_view::evaluate(id, check, size, results),
+            Ok(size) => crate::sanitizer_view::evaluate(id, check, size, results)
+                .map_or_else(Value::from, |view| Value::Sanitizer(Box::new(view))),
             Err(mistake) => Value::Mistake(mistake),
         },
         Directive::Host { id, size } => match results.size_of(id, size) {
-            Ok(size) => crate::host_view::evaluate(id, size, results),
+            Ok(size) => crate::host_view::evaluate(id, size, results)
+                .map_or_else(Value::from, |view| Value::Host(Box::new(view))),
             Err(mistake) => Value::Mistake(mistake),
         },
-        Directive::Allreduce { gpus } => crate::allreduce_view::evaluate(*gpus, results),
+        Directive::Allreduce { gpus } => {
+            Value::Allreduce(Box::new(crate::allreduce_view::evaluate(*gpus, results)))
+        }
         Directive::AllreduceFigure {
             gpus,
             implementation,
             field,
             bytes,
-        } => crate::allreduce_view::figure(*gpus, implementation, *field, *bytes, results),
+        } => crate::allreduce_view::figure(*gpus, implementation, *field, *bytes, results).into(),
         // A whole stage, laid out by crate::exercise_page where it stands.
         Directive::Exercise { .. } => Value::Unmeasured(
             "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),
@@ -588,7 +468,7 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
     };
     match directive {
         Directive::Peers { problem } => results
-            .stored
+            .stored()
             .peers(problem)
             .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
         // A profile not collected yet, or collected for earlier code, waits
@@ -596,7 +476,7 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
         Directive::Profile { id, size, .. } => results
             .size_of(id, size)
             .is_ok_and(|size| profile_awaits(id, size, results)),
-        Directive::Repeatability => results.stored.repeatability().is_ok_and(|report| {
+        Directive::Repeatability => results.stored().repeatability().is_ok_and(|report| {
             report.method_version == cuda_measured_core::METHOD_VERSION
                 && report
                     .keys
@@ -750,7 +630,7 @@ pub fn profile_values(
     size: Dims,
     results: &Results<'_>,
 ) -> Result<(cuda_measured_core::profile::Profile, Vec<(String, Metric)>), String> {
-    let example = crate::names::example(results.catalog, id)?;
+    let example = crate::names::example(results.catalog(), id)?;
     if let Some(undeclared) = crate::names::undeclared_size(example, size) {
         return Err(undeclared);
     }
@@ -759,12 +639,12 @@ pub fn profile_values(
     };
     let target = cuda_measured_core::limits::KnownGpu::target().name;
     let file = results
-        .stored
+        .stored()
         .shown(&cuda_measured_core::profile::relative_path(
             id, size, target,
         ));
     let profile = results
-        .stored
+        .stored()
         .profile(id, size)
         .map_err(|reason| format!("no profile of `{id}` was collected ({reason})"))?;
     if profile.example != id || profile.gpu != target {
@@ -801,12 +681,12 @@ pub fn profile_values(
 /// profiling run: none collected yet, or one of earlier code, for an
 /// example of this book at a size it declares.
 pub fn profile_awaits(id: &str, size: Dims, results: &Results<'_>) -> bool {
-    let declared = crate::names::example(results.catalog, id)
+    let declared = crate::names::example(results.catalog(), id)
         .is_ok_and(|e| crate::names::undeclared_size(e, size).is_none());
     if !declared {
         return false;
     }
-    match results.stored.profile(id, size) {
+    match results.stored().profile(id, size) {
         Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
         Err(_) => results.current(id).is_some(),
     }
@@ -843,8 +723,11 @@ fn quick_mark(records: &[&Record]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Catalog;
+    use crate::stored::StoredReports;
     use crate::test_support::{KERNEL, catalog_of, record, settings_in};
     use cuda_measured_core::declaration::Expectation;
+    use cuda_measured_core::dims::Written;
     use cuda_measured_core::method::Ceilings;
 
     /// A book with examples `fast` (fresh, with ceilings, a hot figure and

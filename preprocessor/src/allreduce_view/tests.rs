@@ -6,6 +6,23 @@ use crate::test_support::{
     ALLREDUCE_1GPU, ALLREDUCE_2GPU, ALLREDUCE_KERNELS, allreduce_json, allreduce_kernels_key,
     catalog_of, settings_in,
 };
+use crate::values::Value;
+
+// `{{#allreduce}}` and `{{#allreduce_figure}}` as their directives
+// evaluate them.
+fn evaluate(gpus: usize, results: &Results<'_>) -> Value {
+    Value::Allreduce(Box::new(super::evaluate(gpus, results)))
+}
+
+fn figure(
+    gpus: usize,
+    implementation: &str,
+    field: AllreduceField,
+    bytes: u64,
+    results: &Results<'_>,
+) -> Value {
+    super::figure(gpus, implementation, field, bytes, results).into()
+}
 
 /// A book without examples, with the stand-in all-reduce kernels and an
 /// empty store.

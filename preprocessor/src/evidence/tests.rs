@@ -2,6 +2,7 @@ use super::*;
 use crate::book_pass::run_pass;
 use crate::catalog::Catalog;
 use crate::outcome::Outcome;
+use crate::results::Results;
 use crate::stored::StoredReports;
 use crate::test_support::{KERNEL, chapter, record, settings_in};
 use cuda_measured_core::declaration::Expectation;
@@ -9,6 +10,7 @@ use cuda_measured_core::host::{self, LANGUAGES};
 use cuda_measured_core::record::Status;
 use cuda_measured_core::sass::{Instruction, Kernel, Listing};
 use cuda_measured_core::size::Size;
+use cuda_measured_core::{profile, sanitizer, sass};
 
 const N: Size = Size(1 << 28);
 

@@ -3,6 +3,13 @@ use crate::catalog::Catalog;
 use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use crate::test_support::{KERNEL, catalog_of, settings_in};
+use crate::values::Value;
+
+// `{{#host}}` as its directive evaluates it: the view, or the value shown
+// instead.
+fn evaluate(id: &str, size: cuda_measured_core::dims::Dims, results: &Results<'_>) -> Value {
+    super::evaluate(id, size, results).map_or_else(Value::from, |view| Value::Host(Box::new(view)))
+}
 
 /// An example of two launches, which the host programs cannot run.
 const TWO_LAUNCHES: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^28\"]\n[scratch]\npartials = \"grid0\"\n[[launch]]\nkernel = \"part\"\ngrid = 4\nblock = 32\nargs = [\"input\", \"partials\", \"n\"]\n[[launch]]\nkernel = \"finish\"\ngrid = 1\nblock = 32\nargs = [\"partials\", \"out\", \"grid0\"]\n+++*/\nextern \"C\" __global__ void part(const float* x, float* p, unsigned n) {}\nextern \"C\" __global__ void finish(const float* p, float* out, unsigned m) {}\n";

@@ -7,11 +7,11 @@
 //! panel with the command that makes it; a stale one is greyed and says
 //! why. As HTML (no blank line inside) or, for other renderers, markdown.
 
-use super::html::{Flat, report_table};
+use super::html::report_table;
 use super::reports::{Cell, Table};
-use super::sass::code_spans;
 use crate::allreduce_view::{AllreduceView, Stored, gpus_of, link_summary, row_of};
 use crate::figures;
+use crate::markup::{Flat, code_spans};
 use crate::stored::reallreduce;
 use cuda_measured_core::allreduce::bandwidth::bus_factor;
 use cuda_measured_core::allreduce::report::Report;

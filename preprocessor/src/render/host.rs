@@ -10,10 +10,8 @@
 //! `<pre><code class="language-…">`, which mdBook's highlighter colours as
 //! it does the book's own code blocks.
 
-use super::code_span;
-use super::html::Flat;
-use super::sass::code_spans;
 use crate::host_view::{HostView, Tab};
+use crate::markup::{Flat, code_fence, code_span, code_spans};
 use maud::{Markup, html};
 
 /// The panel as an HTML block (one element per line, no blank line).
@@ -121,7 +119,7 @@ pub fn markdown(view: &HostView) -> String {
             l.label,
             tab.mark(),
             code_span(l.program),
-            super::code_fence(l.fence, &tab.code)
+            code_fence(l.fence, &tab.code)
         ));
         match &tab.run {
             Err(reason) => out.push_str(&format!("*{}*\n\n", not_run(reason))),
@@ -136,7 +134,7 @@ pub fn markdown(view: &HostView) -> String {
                     code_span(&run.record.command),
                     if run.record.pass { "✓" } else { "✗" },
                     run.verdict(),
-                    super::code_fence("text", &run.record.output),
+                    code_fence("text", &run.record.output),
                     run.facts(),
                     tab.file
                 ));

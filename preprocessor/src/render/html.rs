@@ -9,25 +9,12 @@
 use super::reports::{self, Table};
 use super::{Panel, chart, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
+use crate::markup::Flat;
 use crate::outcome::Outcome;
 use crate::status_page::StatusPage;
 use crate::values::{Ladder, Peers, Repeatability, Value};
 use cuda_measured_core::record::{Record, Status};
-use maud::{Markup, PreEscaped, Render, html};
-use std::fmt::Write;
-
-/// Escaped text with its newlines as character references.
-pub(crate) struct Flat<'a>(pub(crate) &'a str);
-
-impl Render for Flat<'_> {
-    fn render_to(&self, buffer: &mut String) {
-        let mut escaped = String::new();
-        maud::Escaper::new(&mut escaped)
-            .write_str(&self.0.replace("\r\n", "\n"))
-            .expect("writing to a String cannot fail");
-        buffer.push_str(&escaped.replace('\n', "&#10;"));
-    }
-}
+use maud::{Markup, PreEscaped, html};
 
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
@@ -220,7 +207,7 @@ pub fn value(value: &Value, alone: bool) -> String {
         }
         Value::Mistake(message) => return directive_error(message),
         Value::Sass(view) => super::sass::html(view),
-        Value::Sanitizer(view) => super::sanitizer::html(view),
+        Value::Sanitizer(view) => crate::sanitizer_view::render::html(view),
         Value::Host(view) => super::host::html(view),
         Value::Allreduce(view) => super::allreduce::html(view),
         Value::Ladder(ladder) => ladder_chart(ladder),

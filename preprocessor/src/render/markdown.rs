@@ -3,8 +3,9 @@
 //! a header line, a table of sizes, and failures as text blocks.
 
 use super::reports::{self, Table};
-use super::{Panel, code_fence, detail_lines, facts, has_ceiling, mark, verdict};
+use super::{Panel, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
+use crate::markup::code_fence;
 use crate::outcome::Outcome;
 use crate::status_page::StatusPage;
 use crate::values::{Ladder, Peers, Repeatability, Value};
@@ -135,7 +136,7 @@ pub fn value(value: &Value, alone: bool) -> String {
                 Value::Repeatability(report) => repeatability_table(report),
                 Value::Status(page) => status_table(page),
                 Value::Sass(view) => super::sass::markdown(view),
-                Value::Sanitizer(view) => super::sanitizer::markdown(view),
+                Value::Sanitizer(view) => crate::sanitizer_view::render::markdown(view),
                 Value::Host(view) => super::host::markdown(view),
                 Value::Allreduce(view) => super::allreduce::markdown(view),
                 Value::Figure { .. } | Value::Unmeasured(_) | Value::Mistake(_) => {

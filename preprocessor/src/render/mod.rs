@@ -5,7 +5,8 @@
 //! reports' rows and captions, and the rows of the status page, come from
 //! [`reports`] for both targets, the peers chart is an SVG drawn by
 //! [`chart`], a `{{#sass}}` listing is laid out by [`sass`], a
-//! `{{#sanitizer}}` report by [`sanitizer`], the host programs of
+//! `{{#sanitizer}}` report by its own module
+//! ([`crate::sanitizer_view::render`]), the host programs of
 //! `{{#host}}` by [`host`], and an `{{#allreduce}}` report by
 //! [`allreduce`] with its chart by [`allreduce_chart`].
 
@@ -17,9 +18,9 @@ pub mod host;
 pub mod html;
 pub mod markdown;
 pub mod reports;
-pub mod sanitizer;
 pub mod sass;
 
+use crate::markup::code_fence;
 use crate::outcome::Outcome;
 use crate::values::Value;
 use cuda_measured_core::example::Example;
@@ -97,27 +98,6 @@ pub fn directive_error(target: Target, message: &str) -> String {
         Target::Html => html::directive_error(message),
         Target::Markdown => markdown::directive_error(message),
     }
-}
-
-/// A fenced code block whose fence is longer than any backtick run in
-/// `code`, so the code cannot close it early.
-pub fn code_fence(lang: &str, code: &str) -> String {
-    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    let code = code.strip_suffix('\n').unwrap_or(code);
-    format!("{fence}{lang}\n{code}\n{fence}")
-}
-
-/// An inline code span that the text's own backticks cannot close.
-pub fn code_span(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let ticks = "`".repeat(longest + 1);
-    let pad = if text.starts_with('`') || text.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
 /// The verdict words of a record: `pass`, `wrong · expected failure`,
@@ -315,21 +295,6 @@ mod tests {
     use super::*;
     use crate::test_support::record;
     use cuda_measured_core::declaration::Expectation;
-
-    // Code holding backtick fences cannot close the fence it is shown in.
-    #[test]
-    fn code_fence_outgrows_backticks() {
-        assert_eq!(code_fence("cpp", "int x;\n"), "```cpp\nint x;\n```");
-        assert_eq!(code_fence("cpp", "a ```` b"), "`````cpp\na ```` b\n`````");
-    }
-
-    // A code span outgrows the backticks of its text.
-    #[test]
-    fn code_spans_hold_backticks() {
-        assert_eq!(code_span("a[i]"), "`a[i]`");
-        assert_eq!(code_span("x `y` z"), "``x `y` z``");
-        assert_eq!(code_span("`y`"), "`` `y` ``");
-    }
 
     // The verdict says when a failure was the point, and when a declared bug is gone.
     #[test]

@@ -4,6 +4,7 @@
 //! instruction, source line, marks), the region's rows highlighted; as
 //! HTML (no blank line inside) or, for other renderers, as a text block.
 
+use crate::markup::{code_fence, code_spans};
 use crate::sass_view::{LEGEND, SassView};
 use cuda_measured_core::sass::{self, Instruction};
 use cuda_measured_core::sass_counts::Marks;
@@ -12,15 +13,6 @@ use maud::{Markup, html};
 /// Listings longer than this many instructions scroll inside their panel;
 /// shorter ones show whole, their highlighted rows in view.
 const LONG: usize = 120;
-
-/// Markdown code spans of a line as `<code>`, the rest escaped.
-pub(crate) fn code_spans(text: &str) -> Markup {
-    html! {
-        @for (i, part) in text.split('`').enumerate() {
-            @if i % 2 == 1 { code { (part) } } @else { (part) }
-        }
-    }
-}
 
 /// The source line of an instruction: `31` in the example's own file
 /// `own`, `block_sum.cuh:7` in another, and for code of an inlined
@@ -183,7 +175,7 @@ pub fn markdown(view: &SassView) -> String {
             i.text
         ));
     }
-    out.push_str(&super::code_fence("text", &listing));
+    out.push_str(&code_fence("text", &listing));
     let legend: Vec<String> = LEGEND
         .iter()
         .map(|(word, meaning)| format!("{word}: {meaning}"))

@@ -3,8 +3,21 @@ use crate::catalog::Catalog;
 use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use crate::test_support::{KERNEL, catalog_of, settings_in};
+use crate::values::Value;
 use cuda_measured_core::sanitizer::Location;
 use cuda_measured_core::size::Size;
+
+// `{{#sanitizer}}` and `{{#host}}` as their directives evaluate them:
+// the view, or the value shown instead.
+fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Value {
+    super::evaluate(id, check, size, results)
+        .map_or_else(Value::from, |view| Value::Sanitizer(Box::new(view)))
+}
+
+fn host_value(id: &str, size: Dims, results: &Results<'_>) -> Value {
+    crate::host_view::evaluate(id, size, results)
+        .map_or_else(Value::from, |view| Value::Host(Box::new(view)))
+}
 
 /// A book whose chapter lists kernel file `r/tree.cu` (the test kernel:
 /// `tree` on line 11, declared at 2^28), and its stored reports.
@@ -197,7 +210,7 @@ fn many_findings_fold_and_a_clean_run_says_so() {
     let findings = (0..6).map(|k| race(10 + k % 3, 11)).collect();
     book.store(&report(&book.key(), findings));
     let value = evaluate("r/tree", "racecheck", N, &book.results());
-    let html = crate::render::sanitizer::html(view_of(&value)).into_string();
+    let html = crate::sanitizer_view::render::html(view_of(&value)).into_string();
     assert_eq!(html.matches("class=\"cm-sanitizer-finding\"").count(), 6);
     assert!(
         html.contains("<summary>2 more findings</summary>"),
@@ -209,7 +222,7 @@ fn many_findings_fold_and_a_clean_run_says_so() {
     );
     book.store(&report(&book.key(), Vec::new()));
     let clean = evaluate("r/tree", "racecheck", N, &book.results());
-    let html = crate::render::sanitizer::html(view_of(&clean)).into_string();
+    let html = crate::sanitizer_view::render::html(view_of(&clean)).into_string();
     assert!(html.contains("No finding: the racecheck check reported nothing"));
     assert!(html.contains("cm-panel cm-sanitizer cm-pass"));
 }
@@ -233,7 +246,7 @@ fn only_kernel_files_under_their_own_id_can_be_run() {
             "`inline` is written in src/ch.md, not in kernels/inline.cu: bench/gpu-session.sh runs {{#sanitizer}} for kernel files under their default id (the path without .cu); move the example into kernels/inline.cu, or drop its id=",
         ),
         (
-            crate::host_view::evaluate("renamed", N, &results),
+            host_value("renamed", N, &results),
             "`renamed` is written in kernels/r/tree.cu, not in kernels/renamed.cu: bench/gpu-session.sh runs {{#host}} for kernel files under their default id (the path without .cu); move the example into kernels/renamed.cu, or drop its id=",
         ),
     ];

@@ -3,7 +3,17 @@ use crate::catalog::Catalog;
 use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use crate::test_support::{KERNEL, catalog_of, settings_in};
+use crate::values::Value;
 use cuda_measured_core::sass::Instruction;
+
+// `{{#sass}}` and `{{#sass_count}}` as their directives evaluate them.
+fn evaluate(target: &SassTarget, results: &Results<'_>) -> Value {
+    super::evaluate(target, results).map_or_else(Value::from, |view| Value::Sass(Box::new(view)))
+}
+
+fn count(target: &SassTarget, what: SassCount, results: &Results<'_>) -> Value {
+    super::count(target, what, results).into()
+}
 
 /// A book whose chapter lists kernel file `r/tree.cu` (the test kernel,
 /// its `tree` on line 11 inside anchor `body`), and its stored reports.

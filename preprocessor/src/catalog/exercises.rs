@@ -6,7 +6,7 @@
 //! A kernel a gate compares with (another stage's solution) that no page
 //! shows is registered last, so that it is measured too.
 
-use crate::catalog::{self, Catalog, ChapterText};
+use super::{Catalog, ChapterText};
 use crate::config::Settings;
 use crate::directives::{self, Directive};
 use crate::scan::{ChapterScan, RunBlock, RunSpec};
@@ -88,7 +88,7 @@ pub fn register(
                     file: stage.file.clone(),
                     line: kernel.line,
                 };
-                let resolved = catalog::resolve_file(settings, store, &kernel.path, &place);
+                let resolved = super::resolve_file(settings, store, &kernel.path, &place);
                 catalog.push(chapter_index, block, place, resolved, Some(slot))
             };
             let starter = add(&stage.starter);
@@ -161,7 +161,7 @@ pub fn register_baselines(catalog: &mut Catalog, settings: &Settings, store: &St
             }),
             continuation: String::new(),
         };
-        let resolved = catalog::resolve_file(settings, store, &solution.path, &place);
+        let resolved = super::resolve_file(settings, store, &solution.path, &place);
         catalog.push(chapter, block, place, resolved, Some(slot));
     }
 }

@@ -5,10 +5,8 @@
 //! panel saying so; one of earlier code is greyed and says why. As HTML
 //! (no blank line inside) or, for other renderers, as markdown.
 
-use super::code_span;
-use super::html::Flat;
-use super::sass::code_spans;
-use crate::sanitizer_view::{FindingView, SanitizerView, Stored};
+use super::{FindingView, SanitizerView, Stored};
+use crate::markup::{Flat, code_fence, code_span, code_spans};
 use maud::{Markup, html};
 
 /// Findings shown unfolded; the rest fold under "N more findings".
@@ -143,7 +141,7 @@ pub fn markdown(view: &SanitizerView) -> String {
         ));
     }
     for f in &s.findings {
-        out.push_str(&super::code_fence("text", &f.text()));
+        out.push_str(&code_fence("text", &f.text()));
         out.push_str("\n\n");
         for line in &f.sources {
             match &line.code {

@@ -182,6 +182,7 @@ mod tests {
             copy_gbs: 4300.0,
             launch_floor_us: floor,
             buffer_bytes: 1 << 32,
+            named: Default::default(),
         });
         let mut size = test_records::size(1 << 20, 4 << 20, times[0], pass);
         size.error = if pass { 1e-9 } else { 1e-3 };
@@ -190,6 +191,7 @@ mod tests {
         record.edge_checks = vec![EdgeCheck {
             n: crate::size::Size(1000),
             rows: None,
+            dims: None,
             error: 0.0,
             tolerance: 0.0,
             pass: true,

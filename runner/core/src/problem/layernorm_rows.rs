@@ -272,6 +272,7 @@ mod tests {
             shape: Shape {
                 rows: rows as u64,
                 cols: cols as u64,
+                dims: None,
             },
             dtype: Elem::F32,
         };

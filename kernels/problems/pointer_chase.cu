@@ -14,7 +14,11 @@ args = ["next", "out", "steps"]
 // One thread follows the cycle: each load's address is the value the
 // previous load returned, so no two loads overlap and the time of the walk
 // over its `steps` loads is the latency of one load from wherever the
-// footprint sits (L1 at 16 KiB, L2 at 4 MiB, device memory at 256 MiB).
+// lines the walk touches sit. That is the number of slots times the
+// 128-byte line, not the footprint: 128 lines (16 KiB) at the first size,
+// 32768 (4 MiB) at the second, and 65536 (8 MiB, held in L2) at the third,
+// whose 256 MiB at a 4 KiB stride spans device memory but touches one line
+// a slot.
 extern "C" __global__ void chase(const unsigned* next, unsigned* out, unsigned steps) {
     unsigned i = 0;
     for (unsigned s = 0; s < steps; ++s) i = next[i];

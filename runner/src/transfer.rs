@@ -144,15 +144,10 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
     // The source holds the data, the destination a poison that a byte the
     // copy never wrote keeps (0xff; a drawn byte is 0xff one time in 256).
     match c.spec.direction {
-        Direction::H2d => {
-            host.bytes_mut()?.copy_from_slice(&source);
-            poison(&dev, &stream)?;
-        }
-        Direction::D2h => {
-            stream.memcpy_htod(&source, &mut dev)?;
-            host.bytes_mut()?.fill(0xff);
-        }
+        Direction::H2d => host.bytes_mut()?.copy_from_slice(&source),
+        Direction::D2h => stream.memcpy_htod(&source, &mut dev)?,
     }
+    poison_destination(c.spec.direction, &dev, &mut host, &stream)?;
     stream.synchronize()?;
     let mut copy = measure::host_copy(c.spec.direction, host.ptr()?, dev_ptr, len);
     copy(&stream)?;
@@ -181,8 +176,15 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
         HostMemory::Pinned => Sampling::COLD,
         HostMemory::Pageable => Sampling::UNBLOCKED,
     };
-    let mut nothing = |_: &Arc<CudaStream>| Ok(());
-    let samples = timer.sample(c.policy, sampling, &mut nothing, &mut copy)?;
+    // The destination is poisoned again before every timed copy, outside
+    // its interval, so the check after the samples sees what the last
+    // timed copy wrote: one that wrote nothing leaves the poison and fails
+    // (without this the bytes of the checked copy above would pass it).
+    let mut repoison = |s: &Arc<CudaStream>| {
+        poison_destination(c.spec.direction, &dev, &mut host, s)?;
+        s.synchronize()
+    };
+    let samples = timer.sample(c.policy, sampling, &mut repoison, &mut copy)?;
     crate::diagnostics::dump_samples(&c.example.id, n, c.process, &samples.times_us);
     let after = check(&mut host, &mut prepared)?;
     if !after.pass && verdict.pass {
@@ -218,6 +220,25 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
 }
 
 /// Fills `dev` with 0xff bytes.
+/// Fills the copy's destination with the poison (0xff): the device buffer
+/// for a copy to the device, the host buffer for a copy from it (after the
+/// stream's work, so no copy still writes it).
+fn poison_destination(
+    direction: Direction,
+    dev: &CudaSlice<u8>,
+    host: &mut HostEnd,
+    stream: &Arc<CudaStream>,
+) -> Result<(), DriverError> {
+    match direction {
+        Direction::H2d => poison(dev, stream),
+        Direction::D2h => {
+            stream.synchronize()?;
+            host.bytes_mut()?.fill(0xff);
+            Ok(())
+        }
+    }
+}
+
 fn poison(dev: &CudaSlice<u8>, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
     let (ptr, _sync) = dev.device_ptr(stream);
     // SAFETY: ptr addresses dev.len() bytes of a live allocation.

@@ -6,7 +6,9 @@
 //! `next` is an array of 32-bit unsigned words spanning the footprint. Its
 //! slots are the words at multiples of the stride: `footprint / stride`
 //! slots (the footprint is taken as a whole number of strides, the stride
-//! as a whole number of words), which `next` links into one cycle through
+//! as a whole number of words, and at least two slots: a cycle of one slot
+//! returns to word 0 after any number of loads, so a kernel that loads
+//! nothing would pass), which `next` links into one cycle through
 //! all of them, in an order drawn by Sattolo's algorithm (every
 //! permutation that is a single cycle equally likely), so that no
 //! prefetcher or stride detector can guess the next address. A slot holds
@@ -22,8 +24,9 @@
 //! at least one lap (so that each run touches every slot, and the run
 //! before a timed sample leaves the whole footprint in whichever cache
 //! holds it: the problem is timed warm, with no L2 flush between samples,
-//! see [`Problem::warm`]), then half a lap more, so that the walk ends
-//! halfway round, never at its start. Figures: ns per
+//! see [`Problem::warm`]), then `slots / 2` loads more, so that the walk
+//! ends between 1 and `slots - 1` slots past its start, never at it, for
+//! every number of slots (two included). Figures: ns per
 //! access (median / steps) and SM cycles per access (at the SM clock the
 //! samples recorded); no ceiling.
 //!
@@ -59,24 +62,27 @@ pub fn shape(footprint: u64, stride: u64) -> Shape {
     Shape::of(Dims::new(DIMS, &[footprint, stride]).expect("two values of two dimensions"))
 }
 
-/// Words between slots, and slots, of a run.
+/// Words between slots, and slots, of a run: at least two slots (a
+/// footprint under two strides is walked over two), so that the walk can
+/// end away from its start.
 pub fn layout(shape: &Shape) -> (u64, u64) {
     let words_per_slot = (shape.dim("stride") / 4).max(1);
     let slots = (shape.dim("footprint") / (4 * words_per_slot))
         .min(MAX_SLOTS)
         .min(u64::from(u32::MAX) / words_per_slot)
-        .max(1);
+        .max(2);
     (words_per_slot, slots)
 }
 
 /// Dependent loads per run of `slots` slots (module documentation): whole
-/// laps, at least one and at least [`MIN_STEPS`] loads, then half a lap
-/// and one load more, so that the walk ends halfway round the cycle,
-/// never where it started (a kernel that loads nothing, or whole laps
-/// too few, would end at word 0).
+/// laps, at least one and at least [`MIN_STEPS`] loads, then `slots / 2`
+/// loads more (between 1 and `slots - 1` for `slots >= 2`, which
+/// [`layout`] ensures), so that the walk never ends where it started (a
+/// kernel that loads nothing, or whole laps too few, would end at word
+/// 0). Half a lap plus one would be a whole lap at two slots.
 pub fn steps(slots: u64) -> u64 {
     let laps = MIN_STEPS.div_ceil(slots).max(1);
-    laps * slots + slots / 2 + 1
+    laps * slots + slots / 2
 }
 
 /// `next` of a run: `slots` slots `words_per_slot` words apart, linked into
@@ -107,7 +113,7 @@ impl Problem for PointerChase {
     }
 
     fn version(&self) -> u32 {
-        1
+        2
     }
 
     fn summary(&self) -> &'static str {
@@ -123,13 +129,13 @@ impl Problem for PointerChase {
         vec![
             BufferSpec {
                 name: "next",
-                elem: Elem::I32,
+                elem: Elem::U32,
                 len: words_per_slot * slots,
                 role: BufferRole::Input,
             },
             BufferSpec {
                 name: "out",
-                elem: Elem::I32,
+                elem: Elem::U32,
                 len: 1,
                 role: BufferRole::Output(OutputInit::Poison),
             },
@@ -150,10 +156,7 @@ impl Problem for PointerChase {
         let next = cycle(words_per_slot, slots, seed);
         let end = walk(&next, steps(slots));
         Prepared {
-            inputs: vec![(
-                "next".to_string(),
-                HostData::I32(next.into_iter().map(|w| w as i32).collect()),
-            )],
+            inputs: vec![("next".to_string(), HostData::U32(next))],
             reference: vec![f64::from(end)],
         }
     }
@@ -176,7 +179,7 @@ impl Problem for PointerChase {
             Some(g) if pass => format!("reached word {g} after {} loads", steps(slots)),
             Some(g) => format!(
                 "out = {}, expected word {want} after {} loads from word 0",
-                g as i64 as u32,
+                g,
                 steps(slots)
             ),
         };
@@ -210,7 +213,7 @@ impl Problem for PointerChase {
     }
 
     fn edge_shapes(&self) -> Vec<Shape> {
-        // One slot, a few slots of one word, a stride that is not a power of
+        // Two slots (the fewest), a few slots of one word, a stride that is not a power of
         // two, a footprint that is not a whole number of strides.
         [(4, 4), (40, 4), (1000, 12), (4096, 128), (100_000, 96)]
             .into_iter()
@@ -242,18 +245,14 @@ mod tests {
             dtype: Elem::I32,
         };
         let prepared = PointerChase.prepare(&instance, 5, Data::Timed);
-        let HostData::I32(next) = prepared.input("next").unwrap().clone() else {
+        let HostData::U32(next) = prepared.input("next").unwrap().clone() else {
             unreachable!()
         };
-        (
-            instance,
-            prepared,
-            next.into_iter().map(|w| w as u32).collect(),
-        )
+        (instance, prepared, next)
     }
 
     fn judge(instance: &Instance, prepared: &Prepared, out: u32) -> CheckOutcome {
-        let out = HostData::I32(vec![out as i32]);
+        let out = HostData::U32(vec![out]);
         PointerChase.check(instance, prepared, &[("out", &out)], Data::Timed)
     }
 
@@ -307,12 +306,12 @@ mod tests {
     // takes whole strides and words; the figure is a latency, timed warm.
     #[test]
     fn steps_layout_and_kind() {
-        assert_eq!(steps(10), 6554 * 10 + 6);
-        assert_eq!(steps(512), MIN_STEPS + 257);
-        assert_eq!(steps(1 << 20), (3 << 19) + 1);
+        assert_eq!(steps(10), 6554 * 10 + 5);
+        assert_eq!(steps(512), MIN_STEPS + 256);
+        assert_eq!(steps(1 << 20), 3 << 19);
         assert_eq!(layout(&shape(1000, 12)), (3, 83));
         assert_eq!(layout(&shape(64 << 20, 128)), (32, 1 << 19));
-        assert_eq!(layout(&shape(4, 4)), (1, 1));
+        assert_eq!(layout(&shape(4, 4)), (1, 2));
         let instance = Instance {
             shape: shape(64 << 20, 128),
             dtype: Elem::I32,
@@ -320,9 +319,56 @@ mod tests {
         assert_eq!(PointerChase.bytes(&instance), 64 << 20);
         assert_eq!(
             PointerChase.scalars_at(&instance),
-            [("steps", Scalar::U32((3 << 18) + 1))]
+            [("steps", Scalar::U32(3 << 18))]
         );
         assert_eq!(PointerChase.reports(), Reports::Latency);
         assert!(PointerChase.warm());
+    }
+
+    // The walk never ends at its start, for every slot count from the
+    // fewest (two: before, one and two slots walked whole laps, and a
+    // kernel that loaded nothing passed there) to many; at one and two
+    // slots the output 0 (a kernel that never loads) fails.
+    #[test]
+    fn the_walk_never_ends_at_its_start() {
+        for slots in (2..=5000).chain([MAX_SLOTS - 1, MAX_SLOTS]) {
+            assert_ne!(steps(slots) % slots, 0, "{slots} slots");
+        }
+        for footprint in [4, 8] {
+            let (instance, prepared, next) = run(footprint, 4);
+            assert_eq!(layout(&instance.shape).1, 2);
+            let (_, slots) = layout(&instance.shape);
+            assert_ne!(walk(&next, steps(slots)), 0);
+            assert!(!judge(&instance, &prepared, 0).pass);
+        }
+    }
+
+    // A final word index past 2^31 - 1 (a correct kernel's `out` there)
+    // passes: `next` and `out` are unsigned 32-bit words, so it is not
+    // read as a negative int.
+    #[test]
+    fn a_word_index_past_2_31_passes() {
+        assert_eq!(
+            PointerChase
+                .buffers(&Instance {
+                    shape: shape(1 << 20, 128),
+                    dtype: Elem::U32,
+                })
+                .iter()
+                .map(|b| b.elem)
+                .collect::<Vec<_>>(),
+            [Elem::U32, Elem::U32]
+        );
+        let instance = Instance {
+            shape: shape(64, 4),
+            dtype: Elem::U32,
+        };
+        let want = (1u32 << 31) + 5;
+        let prepared = Prepared {
+            inputs: Vec::new(),
+            reference: vec![f64::from(want)],
+        };
+        assert!(judge(&instance, &prepared, want).pass);
+        assert!(!judge(&instance, &prepared, want - 1).pass);
     }
 }

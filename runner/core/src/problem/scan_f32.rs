@@ -22,6 +22,18 @@
 //! every `y[i]` must equal its prefix sum, and an element dropped, added
 //! twice or a block prefix taken from the wrong block shows.
 //!
+//! One edge size is large, [`LARGE_EDGE`] = 2^24 + 3 elements (4097 tiles
+//! of the book's 4096-element tile, so past the 256 tiles where a
+//! decoupled look-back's window or a tile counter could wrap): a carry
+//! lost there (the sum of m elements missing) is invisible to the timed
+//! tolerance once m passes about a million, because uniform data of m
+//! elements sums to about 1.15 sqrt(m) against `s[i]` ~ m/2, under
+//! `4 sqrt(n) 2^-24`. Whole numbers 1 to 4 would sum past 2^24 there
+//! (float32 would then round correct kernels), so at sizes above
+//! [`SMALL_WHOLE`] the exact inputs are 0 or 1: their prefix sums, about
+//! n/2, stay under 2^24 and are exact in any order, and every lost carry
+//! of a block with a 1 in it shows.
+//!
 //! The algorithm reads `x` once and writes `y` once: `8n` bytes, compared
 //! with the copy ceiling.
 
@@ -40,7 +52,7 @@ impl Problem for ScanF32 {
     }
 
     fn version(&self) -> u32 {
-        1
+        2
     }
 
     fn summary(&self) -> &'static str {
@@ -70,7 +82,10 @@ impl Problem for ScanF32 {
         let rng = generator_named(seed, "x", n);
         let x = match data {
             Data::Timed => Distribution::Uniform { lo: -1.0, hi: 1.0 }.draw(&rng, Elem::F32, n),
-            Data::Exact => Distribution::UniformInt { lo: 1, hi: 5 }.draw(&rng, Elem::F32, n),
+            Data::Exact if n <= SMALL_WHOLE => {
+                Distribution::UniformInt { lo: 1, hi: 5 }.draw(&rng, Elem::F32, n)
+            }
+            Data::Exact => Distribution::UniformInt { lo: 0, hi: 2 }.draw(&rng, Elem::F32, n),
         };
         Prepared {
             inputs: vec![("x".to_string(), x)],
@@ -104,13 +119,22 @@ impl Problem for ScanF32 {
 
     fn edge_shapes(&self) -> Vec<Shape> {
         // One element, a warp and one, a block of 1024 and a block of 4096
-        // and one (a ragged last block), and many blocks.
-        [1, 33, 1025, 4097, 65_537, 1_000_003]
+        // and one (a ragged last block), many blocks, and more than 4096
+        // tiles (see LARGE_EDGE).
+        [1, 33, 1025, 4097, 65_537, 1_000_003, LARGE_EDGE]
             .into_iter()
             .map(Shape::flat)
             .collect()
     }
 }
+
+/// The large edge size: 2^24 + 3 elements, more than 256 (and 4096) tiles
+/// of 4096, so a look-back wrong only past tile 255 fails the exact check.
+const LARGE_EDGE: u64 = (1 << 24) + 3;
+
+/// The largest size whose exact inputs are whole numbers 1 to 4 (prefix
+/// sums at most 4n, under 2^24); above it they are 0 or 1.
+const SMALL_WHOLE: u64 = 1 << 22;
 
 /// Elements per chunk of the check, fixed so that the reference does not
 /// depend on the number of threads.
@@ -185,7 +209,7 @@ fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
         format!("all {n} prefix sums right")
     } else if data == Data::Exact && !pass {
         format!(
-            "y[{i}]: expected exactly {reference}, got {} (the inputs are whole numbers from 1 to 4, whose prefix sums float32 holds exactly, so elements were dropped, added twice or a block's prefix came from the wrong block)",
+            "y[{i}]: expected exactly {reference}, got {} (the inputs are whole numbers from 1 to 4, or 0 and 1 above {SMALL_WHOLE} elements, whose prefix sums float32 holds exactly, so elements were dropped, added twice or a block's prefix came from the wrong block)",
             y[i]
         )
     } else {
@@ -270,5 +294,27 @@ mod tests {
             y[1 << 19..].iter_mut().for_each(|v| *v -= carry);
         });
         assert!(!block.pass, "{}", block.detail);
+    }
+
+    // A scan whose look-back goes wrong only past tile 255 (every tile
+    // from 256 on loses the carry of the tiles before it) fails at the
+    // largest edge size: before LARGE_EDGE the largest was 1_000_003
+    // elements, 245 tiles, and this scan passed.
+    #[test]
+    fn the_check_catches_a_carry_lost_past_tile_255() {
+        let largest = ScanF32.edge_shapes().iter().map(|s| s.cols).max().unwrap();
+        let out = judge(largest, Data::Exact, |y, _| {
+            let tile = 4096;
+            let from = 256 * tile;
+            let n = y.len();
+            for k in (from..n).step_by(tile).rev() {
+                let carry = y[k - 1];
+                y[k..(k + tile).min(n)].iter_mut().for_each(|v| *v -= carry);
+            }
+        });
+        assert!(!out.pass, "{}", out.detail);
+        // And a correct scan passes there (its sums stay exact).
+        let right = judge(largest, Data::Exact, |_, _| {});
+        assert!(right.pass, "{}", right.detail);
     }
 }

@@ -111,10 +111,13 @@ impl<'a> Results<'a> {
             return Err(undeclared);
         }
         let record = self.record(id)?;
+        // By value: a record keeps the names of several dimensions but not
+        // of one (`n`, or `bytes` for a transfer), and the directive's size
+        // is read against the same example's dimensions.
         record
             .sizes
             .iter()
-            .find(|s| s.size() == size)
+            .find(|s| s.size().values() == size.values())
             .map(|s| (record, s))
             .ok_or_else(|| format!("`{id}` has no timed result at {}", size.words()))
     }

@@ -1342,4 +1342,30 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    // A problem of one dimension other than `n` (a transfer's `bytes`)
+    // finds its figures: its records keep the size as a number, as every
+    // one-dimensional record does, and the directive's size is read
+    // against the example's own dimension.
+    #[test]
+    fn a_size_of_one_named_dimension_finds_its_record() {
+        const TRANSFER: &str = "/*+++\nproblem = \"transfer\"\nsizes = [\"64KiB\", \"256MiB\"]\n[transfer]\ndirection = \"h2d\"\nhost = \"pinned\"\n+++*/\n";
+        let (_dir, settings) = settings_in(&[]);
+        let catalog = catalog_of(&settings, &format!("```cuda run id=tr\n{TRANSFER}```\n"));
+        let mut r = record(Status::Pass, Expectation::Pass);
+        r.sizes[0].n = Size(256 << 20);
+        r.sizes[0].dims = None;
+        let outcomes = vec![Outcome::Fresh(r)];
+        let stored = StoredReports::new(&settings.results, "results");
+        let results = Results::new(&catalog, &outcomes, &stored);
+        let value = evaluate(
+            &Directive::Measured {
+                id: "tr".into(),
+                field: Field::Time,
+                size: Written::parse("256MiB").unwrap(),
+            },
+            &results,
+        );
+        assert!(matches!(value, Value::Figure { .. }), "{value:?}");
+    }
 }

@@ -174,7 +174,7 @@ impl Problem for Elementwise {
                 .map(|(k, name)| {
                     let rng = draw::generator(seed, k as u64, n);
                     let data = match self.spec.kind(name) {
-                        Some(InputKind::Index(how)) => HostData::I32(indices::draw(how, &rng, n)),
+                        Some(InputKind::Index(how)) => indices::draw(how, &rng, n),
                         _ => HostData::F32(draw::uniform(&rng, n * self.stride(name), -1.0, 1.0)),
                     };
                     (name.clone(), data)

@@ -15,16 +15,28 @@ if command -v cargo >/dev/null; then
         python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 fi
 
+# Whether mdbook at path $1 is the pinned version.
+is_pinned_mdbook() {
+    [[ -x "$1" ]] && "$1" --version 2>/dev/null | grep -qx "mdbook v$MDBOOK_VERSION"
+}
+
 # mdbook: a carried bundle (dist/bin) on machines without cargo, else the
+# pinned version where there is one already (.tools/, then PATH), else the
 # pinned version installed into .tools/ on first use.
 ensure_mdbook() {
     if [[ -x "$ROOT/dist/bin/mdbook" ]] && ! command -v cargo >/dev/null; then
         MDBOOK="$ROOT/dist/bin/mdbook"
         return
     fi
-    if [[ ! -x "$TOOLS/bin/mdbook" ]] || ! "$TOOLS/bin/mdbook" --version | grep -q "$MDBOOK_VERSION"; then
-        echo "[setup] installing mdbook $MDBOOK_VERSION into .tools/ (once)" >&2
-        cargo install mdbook --version "$MDBOOK_VERSION" --locked --root "$TOOLS" --quiet
+    local on_path
+    on_path="$(command -v mdbook || true)"
+    if ! is_pinned_mdbook "$TOOLS/bin/mdbook" && [[ -n "$on_path" ]] && is_pinned_mdbook "$on_path"; then
+        MDBOOK="$on_path"
+        return
+    fi
+    if ! is_pinned_mdbook "$TOOLS/bin/mdbook"; then
+        echo "[setup] installing mdbook $MDBOOK_VERSION into .tools/ (once; cargo's progress follows). An mdbook $MDBOOK_VERSION already on PATH is used instead." >&2
+        cargo install mdbook --version "$MDBOOK_VERSION" --locked --root "$TOOLS"
     fi
     MDBOOK="$TOOLS/bin/mdbook"
 }
@@ -69,4 +81,34 @@ ensure_sass_tools() {
     python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
         --target "$TOOLS/sass" "nvidia-cuda-cuobjdump==$SASS_TOOLS_VERSION" \
         "nvidia-cuda-nvdisasm==$SASS_TOOLS_VERSION"
+}
+
+# cargo build of the packages named after the profile ($1: release or
+# dev), saying first what a first build costs: when a binary is missing,
+# the number of crates to compile, and cargo's own progress (a bar on a
+# terminal, a line per crate in a log) instead of silence.
+build_packages() {
+    local profile="$1"
+    shift
+    local dir="$TARGET_DIR/$([[ $profile == release ]] && echo release || echo debug)"
+    local packages=() missing=() p
+    for p in "$@"; do
+        packages+=(-p "$p")
+        [[ -x "$dir/$p" ]] || missing+=("$p")
+    done
+    local flags=(--profile "$profile")
+    if ((${#missing[@]})); then
+        local crates
+        crates="$(cargo tree "${packages[@]}" -e normal,build --prefix none --format '{p}' 2>/dev/null |
+            sed 's/ (\*)$//' | sort -u | wc -l)"
+        echo "[setup] building ${missing[*]} ($profile): $crates crates to compile on a first build, some minutes on 2 cores; later builds take seconds" >&2
+    else
+        flags+=(--quiet)
+    fi
+    cargo build "${flags[@]}" "${packages[@]}"
+}
+
+# Whether this machine has an NVIDIA GPU the driver shows.
+has_gpu() {
+    [[ -e /dev/nvidiactl ]] || { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
 }

@@ -63,7 +63,7 @@ CORE_LAYERS = {
     "method": ["method"],
     "store": ["record", "key", "store"],
     "figures": ["figures", "pool"],
-    "engine": ["session", "isolate", "child", "lifetime", "diagnostics"],
+    "engine": ["session", "isolate", "workers", "child", "lifetime", "diagnostics"],
     "reports": [
         "peers",
         "repeatability",

@@ -62,22 +62,30 @@ pub struct Captured {
 }
 
 impl Captured {
-    /// Reads `stream` to its end, keeping the first `cap` bytes.
-    pub fn drain(mut stream: impl Read, cap: usize) -> Self {
-        let mut captured = Captured {
+    /// Nothing yet, keeping the first `cap` bytes of what is pushed.
+    pub fn with_cap(cap: usize) -> Self {
+        Captured {
             kept: Vec::new(),
             total: 0,
             cap,
-        };
+        }
+    }
+
+    /// Counts `chunk`, keeping what fits under the cap.
+    pub fn push(&mut self, chunk: &[u8]) {
+        let room = self.cap.saturating_sub(self.kept.len()).min(chunk.len());
+        self.kept.extend_from_slice(&chunk[..room]);
+        self.total += chunk.len() as u64;
+    }
+
+    /// Reads `stream` to its end, keeping the first `cap` bytes.
+    pub fn drain(mut stream: impl Read, cap: usize) -> Self {
+        let mut captured = Captured::with_cap(cap);
         let mut buf = [0u8; 64 * 1024];
         loop {
             match stream.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => {
-                    let room = cap.saturating_sub(captured.kept.len()).min(n);
-                    captured.kept.extend_from_slice(&buf[..room]);
-                    captured.total += n as u64;
-                }
+                Ok(n) => captured.push(&buf[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }

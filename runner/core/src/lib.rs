@@ -100,6 +100,7 @@ pub mod source;
 pub mod store;
 pub mod suggest;
 pub mod template;
+pub mod workers;
 
 /// Version of the measuring method. Bump it whenever the way a figure is
 /// produced changes: every stored result then becomes stale.

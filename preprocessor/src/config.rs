@@ -218,6 +218,9 @@ pub struct Settings {
     pub quick: bool,
     /// The quick records' folder ([`QUICK_STORE`] under the root).
     pub quick_store: PathBuf,
+    /// The share of the examples to measure that this machine measures
+    /// (`CUDA_MEASURED_SHARD=K/N`, [`crate::shard`]); all when absent.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Settings {
@@ -252,6 +255,14 @@ impl Settings {
         if let Some(value) = env(ENV_QUICK).filter(|v| !v.trim().is_empty()) {
             quick = switch(ENV_QUICK, &value)?;
         }
+        let shard = match env(crate::shard::ENV_SHARD).filter(|v| !v.trim().is_empty()) {
+            Some(value) => Some(value.parse().map_err(|_| ConfigError::Env {
+                var: crate::shard::ENV_SHARD,
+                value,
+                allowed: "K/N with 1 <= K <= N (`2/3`: the second of every three examples to measure)",
+            })?),
+            None => None,
+        };
         let under_root =
             |p: Option<PathBuf>, default: &str| root.join(p.unwrap_or_else(|| default.into()));
         Ok(Settings {
@@ -272,6 +283,7 @@ impl Settings {
             // A strict build judges the results store alone.
             quick: quick && strict != Strict::On,
             quick_store: root.join(QUICK_STORE),
+            shard,
         })
     }
 

@@ -57,6 +57,7 @@ pub mod results;
 pub mod sanitizer_view;
 pub mod sass_view;
 pub mod scan;
+pub mod shard;
 pub mod shown;
 pub mod source_map;
 pub mod splice;

@@ -96,6 +96,24 @@ pub fn settle(
     if !chosen.is_empty() && settings.mode != Mode::Force {
         keep_other_gpus_records(catalog, &store, bench, &mut chosen, &mut settled);
     }
+    if let Some(shard) = settings.shard
+        && !chosen.is_empty()
+    {
+        let all = chosen.len();
+        // Positions among the book's examples (first listings, in reading
+        // order): what a shard owns depends on the commit alone.
+        let position: std::collections::HashMap<usize, usize> = (0..catalog.entries.len())
+            .filter(|&i| catalog.entries[i].repeat_of.is_none())
+            .enumerate()
+            .map(|(position, index)| (index, position))
+            .collect();
+        chosen.retain(|index| shard.owns(position[index]));
+        let _ = writeln!(
+            progress,
+            "[cuda] shard {shard}: measuring {} of the {all} example(s) to measure, those this shard owns; the other shards measure the rest",
+            chosen.len()
+        );
+    }
     if !chosen.is_empty() {
         measure_chosen(
             catalog,
@@ -613,6 +631,38 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("measure 3 examples"), "{err}");
+    }
+
+    // Shards 1/2 and 2/2 of a forced build measure a, c and b: each
+    // example once, the book's first and third owned by shard 1; the
+    // progress says which share is measured here.
+    #[test]
+    fn each_shard_measures_its_share_of_the_examples_to_measure() {
+        let mut measured = Vec::new();
+        for k in 1..=2 {
+            let (_dir, mut settings, catalog) = book(Mode::Force);
+            settings.shard = Some(crate::shard::Shard { index: k, count: 2 });
+            let mut fake = bench(true);
+            let mut progress = Vec::new();
+            settle(
+                &catalog,
+                &settings,
+                &Compiled::default(),
+                &mut fake,
+                &mut progress,
+            )
+            .unwrap();
+            let progress = String::from_utf8(progress).unwrap();
+            let share = if k == 1 { 2 } else { 1 };
+            assert!(
+                progress.contains(&format!(
+                    "shard {k}/2: measuring {share} of the 3 example(s) to measure, those this shard owns"
+                )),
+                "{progress}"
+            );
+            measured.push(fake.measured);
+        }
+        assert_eq!(measured, [vec!["a", "c"], vec!["b"]]);
     }
 
     // A failing example that declared its failure says so in the progress line.

@@ -79,6 +79,18 @@ impl Sweep {
     }
 }
 
+/// Why `tool` (`{{#profile}}`, `sass`, ...) cannot take example `id`,
+/// which sweeps `sweep`: each value is its own compilation, and these
+/// tools take one.
+pub fn not_taken_yet(id: &str, sweep: &Sweep, tool: &str) -> String {
+    format!(
+        "`{id}` sweeps {} ({}): {tool} does not take swept examples yet; show one value with a kernel file of its own, or use {{{{#measured}}}}, {{{{#ratio}}}} and {{{{#ladder}}}} with `{id}@{}=VALUE`",
+        sweep.name(),
+        sweep.listed(),
+        sweep.name()
+    )
+}
+
 /// Names a swept parameter cannot take, because the plan or the kernel's
 /// arguments already mean something by them.
 const PLAN_WORDS: &[&str] = &[

@@ -47,8 +47,40 @@ pub fn execute(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// NVRTC's verdict on one example, as the compile job reports it.
+/// NVRTC's verdict on one example, as the compile job reports it: for an
+/// example that sweeps a parameter, each value is compiled and held to
+/// the declaration, and the first value that fails gives the verdict, its
+/// error naming the value (`with STRIDE = 4: ...`); when none fails, the
+/// last value's.
 pub fn verdict_of(example: &Example, arch: &str) -> CompileVerdict {
+    let mut last = None;
+    for (value, variant) in example.variants() {
+        let verdict = one_verdict(&variant, arch);
+        let Some(value) = value else {
+            return verdict;
+        };
+        if cuda_measured_core::compile_judge::judge(&variant, &verdict)
+            .broken()
+            .is_some()
+        {
+            return match verdict {
+                CompileVerdict::Refused { first_error, log } => CompileVerdict::Refused {
+                    first_error: format!("with {value}: {first_error}"),
+                    log,
+                },
+                CompileVerdict::Failed { message } => CompileVerdict::Failed {
+                    message: format!("with {value}: {message}"),
+                },
+                other => other,
+            };
+        }
+        last = Some(verdict);
+    }
+    last.expect("a sweep has at least one value")
+}
+
+/// NVRTC's verdict on one compilation.
+fn one_verdict(example: &Example, arch: &str) -> CompileVerdict {
     match compile::compile(example, arch) {
         Ok(c) => CompileVerdict::Compiled {
             log: c.log,

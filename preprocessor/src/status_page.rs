@@ -218,9 +218,10 @@ fn record_figure(r: &Record) -> (String, Option<String>) {
     match r.sizes.iter().max_by_key(|s| s.n) {
         Some(s) => (
             format!(
-                "{} · {} at {}",
+                "{} · {} at {}{}",
                 figures::time_us(s.median_us),
                 primary_figure(s),
+                crate::render::value_label(s.sweep.as_ref()),
                 s.size().words()
             ),
             None,

@@ -336,10 +336,7 @@ impl Directive {
     /// Example ids the directive reads (without the value of a sweep an
     /// id may name, `ID@STRIDE=4`: [`crate::example_ref`]).
     pub fn ids(&self) -> Vec<&str> {
-        self.written_ids()
-            .into_iter()
-            .map(crate::example_ref::id_of)
-            .collect()
+        self.written_ids().into_iter().map(example_id).collect()
     }
 
     /// Example ids as the directive writes them.
@@ -364,6 +361,13 @@ impl Directive {
             Directive::Status | Directive::Exercise { .. } => Vec::new(),
         }
     }
+}
+
+/// The example id of an example as a directive writes it: the id itself
+/// (`reductions/tree`), or the id before the value of a sweep it names
+/// (`strided_copy` of `strided_copy@STRIDE=4`, [`crate::example_ref`]).
+pub fn example_id(written: &str) -> &str {
+    written.split_once('@').map_or(written, |(id, _)| id)
 }
 
 /// A directive found in a chapter.

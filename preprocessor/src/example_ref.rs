@@ -12,11 +12,7 @@ use cuda_measured_core::example::Example;
 use cuda_measured_core::suggest;
 use cuda_measured_core::sweep::{SweepValue, not_taken_yet};
 
-/// The example id of `written` (`reductions/tree`, or `strided_copy` of
-/// `strided_copy@STRIDE=4`).
-pub fn id_of(written: &str) -> &str {
-    written.split_once('@').map_or(written, |(id, _)| id)
-}
+pub use crate::directives::example_id as id_of;
 
 /// The `NAME=VALUE` after `@`, when written.
 fn value_text(written: &str) -> Option<&str> {
@@ -79,14 +75,21 @@ pub fn value_of(
         })
 }
 
+/// The example `written` names, when the book has it and it resolved
+/// (why it does not is said where ids are looked up: `crate::names`).
+fn example<'a>(catalog: &'a Catalog, written: &str) -> Option<&'a Example> {
+    catalog
+        .by_id(id_of(written))
+        .and_then(|i| catalog.entries[i].example())
+}
+
 /// The examples of a ladder, one bar each: as written, except that a
 /// swept example named without a value is one bar per value, in declared
 /// order (`ID@STRIDE=1`, `ID@STRIDE=2`, ...).
 pub fn ladder_bars(ids: &[String], catalog: &Catalog) -> Vec<String> {
     ids.iter()
         .flat_map(|written| {
-            let sweep = crate::names::example(catalog, written)
-                .ok()
+            let sweep = example(catalog, written)
                 .and_then(|e| e.declaration.sweep.as_ref())
                 .filter(|_| value_text(written).is_none());
             match sweep {
@@ -104,7 +107,7 @@ pub fn ladder_bars(ids: &[String], catalog: &Catalog) -> Vec<String> {
 /// What is wrong with the values `directive` names of the examples it
 /// reads: a value missing, undeclared or of an example that sweeps
 /// nothing, or a swept example given to a tool that runs one compilation.
-/// Examples the book does not have are [`crate::names::mistakes`]'.
+/// Examples the book does not have are `crate::names::mistakes`'.
 pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
     let (written, required, tool): (Vec<&str>, bool, Option<&str>) = match directive {
         Directive::Measured { id, .. } => (vec![id], true, None),
@@ -120,7 +123,7 @@ pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
     };
     let mut out = Vec::new();
     for w in written {
-        let Ok(example) = crate::names::example(catalog, id_of(w)) else {
+        let Some(example) = example(catalog, w) else {
             continue;
         };
         match (tool, &example.declaration.sweep) {
@@ -161,7 +164,7 @@ mod tests {
     #[test]
     fn values_are_named_or_the_mistake_says_how() {
         let (_dir, catalog) = catalog();
-        let s = crate::names::example(&catalog, "s").unwrap();
+        let s = example(&catalog, "s").unwrap();
         let four = value_of(s, "s@STRIDE=4", true).unwrap().unwrap();
         assert_eq!((four.name.as_str(), four.value), ("STRIDE", 4));
         let cases = [

@@ -221,7 +221,10 @@ fn record_figure(r: &Record) -> (String, Option<String>) {
                 "{} · {} at {}{}",
                 figures::time_us(s.median_us),
                 primary_figure(s),
-                crate::render::value_label(s.sweep.as_ref()),
+                s.sweep
+                    .as_ref()
+                    .map(|v| format!("{v}, "))
+                    .unwrap_or_default(),
                 s.size().words()
             ),
             None,

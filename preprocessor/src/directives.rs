@@ -339,8 +339,9 @@ impl Directive {
         self.written_ids().into_iter().map(example_id).collect()
     }
 
-    /// Example ids as the directive writes them.
-    fn written_ids(&self) -> Vec<&str> {
+    /// Example ids as the directive writes them, with the value of a
+    /// sweep where one is named (`ID@STRIDE=4`).
+    pub fn written_ids(&self) -> Vec<&str> {
         match self {
             Directive::Measured { id, .. } => vec![id.as_str()],
             Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],

@@ -56,6 +56,7 @@ CORE_LAYERS = {
         "problem",
         "declaration",
         "header_lines",
+        "sweep",
         "example",
         "compile_options",
     ],

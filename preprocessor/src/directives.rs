@@ -333,8 +333,15 @@ impl Directive {
 }
 
 impl Directive {
-    /// Example ids the directive reads.
+    /// Example ids the directive reads (without the value of a sweep an
+    /// id may name, `ID@STRIDE=4`: [`crate::example_ref`]).
     pub fn ids(&self) -> Vec<&str> {
+        self.written_ids().into_iter().map(example_id).collect()
+    }
+
+    /// Example ids as the directive writes them, with the value of a
+    /// sweep where one is named (`ID@STRIDE=4`).
+    pub fn written_ids(&self) -> Vec<&str> {
         match self {
             Directive::Measured { id, .. } => vec![id.as_str()],
             Directive::Ratio { a, b, .. } => vec![a.as_str(), b.as_str()],
@@ -355,6 +362,13 @@ impl Directive {
             Directive::Status | Directive::Exercise { .. } => Vec::new(),
         }
     }
+}
+
+/// The example id of an example as a directive writes it: the id itself
+/// (`reductions/tree`), or the id before the value of a sweep it names
+/// (`strided_copy` of `strided_copy@STRIDE=4`, [`crate::example_ref`]).
+pub fn example_id(written: &str) -> &str {
+    written.split_once('@').map_or(written, |(id, _)| id)
 }
 
 /// A directive found in a chapter.
@@ -1082,5 +1096,20 @@ mod tests {
         let got = found(text);
         assert_eq!(got.iter().map(|f| f.line).collect::<Vec<_>>(), [3, 3]);
         assert_eq!(&text[got[1].range.clone()], "{{#measured a time 2^20}}");
+    }
+
+    // A value of a swept example is written after its id (`ID@NAME=VALUE`):
+    // the directive keeps it as written, and the ids it reads are the
+    // examples' own, so the catalog finds them.
+    #[test]
+    fn a_value_of_a_sweep_rides_on_the_id() {
+        let got = found(
+            "{{#measured s@STRIDE=4 time 2^20}} {{#ladder 2^20 s p@N=1}} {{#ratio s@STRIDE=1 s@STRIDE=2 2^20}}",
+        );
+        let parsed: Vec<&Directive> = got.iter().map(|f| f.parsed.as_ref().unwrap()).collect();
+        assert!(matches!(parsed[0], Directive::Measured { id, .. } if id == "s@STRIDE=4"));
+        assert_eq!(parsed[0].ids(), ["s"]);
+        assert_eq!(parsed[1].ids(), ["s", "p"]);
+        assert_eq!(parsed[2].ids(), ["s", "s"]);
     }
 }

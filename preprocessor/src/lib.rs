@@ -41,6 +41,7 @@ pub mod config;
 pub mod directives;
 pub mod evidence;
 pub mod evidence_judge;
+pub mod example_ref;
 pub mod exercise_gates;
 pub mod exercise_page;
 pub mod fence_info;

@@ -172,7 +172,8 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
         _ => None,
     };
     let mut waits = false;
-    for id in directive.ids() {
+    for written in directive.written_ids() {
+        let id = crate::directives::example_id(written);
         let Some(index) = catalog.by_id(id) else {
             return false;
         };
@@ -189,7 +190,10 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
             waits = true;
         } else {
             let current = match size {
-                Some(n) => results.at_written(id, n).is_ok(),
+                // Every value, for a swept example a ladder names alone.
+                Some(n) => crate::example_ref::ladder_bars(&[written.to_string()], catalog)
+                    .iter()
+                    .all(|w| results.at_written(w, n).is_ok()),
                 None => results.record(id).is_ok(),
             };
             if !current {
@@ -290,6 +294,41 @@ mod tests {
         ];
         let results = Results::new(&catalog, &nothing_current, &stored);
         assert!(awaits_measuring(&Directive::Gpu, &results));
+    }
+
+    // A figure naming a value of a swept example whose record has that
+    // value waits only on the other example; one whose record lacks it
+    // does not wait (measuring the same code again would not add it).
+    #[test]
+    fn swept_values_await_measuring_by_value() {
+        use crate::test_support::record;
+        use cuda_measured_core::declaration::Expectation;
+        use cuda_measured_core::record::Status;
+        use cuda_measured_core::sweep::SweepValue;
+        let swept = KERNEL
+            .replace("[[launch]]", "[sweep]\nSTRIDE = [1, 2]\n[[launch]]")
+            .replace("\"n\"]", "\"n\", \"STRIDE\"]")
+            .replace("unsigned n)", "unsigned n, unsigned s)");
+        let (_dir, settings) = settings_in(&[]);
+        let text = format!("```cuda run id=s\n{swept}```\n\n```cuda run id=new\n{KERNEL}```\n");
+        let catalog = catalog_of(&settings, &text);
+        let mut r = record(Status::Pass, Expectation::Pass);
+        r.sizes[0].sweep = Some(SweepValue {
+            name: "STRIDE".into(),
+            value: 1,
+        });
+        let outcomes = vec![Outcome::Fresh(r), Outcome::Missing];
+        let stored = StoredReports::new(&settings.results, "results");
+        let results = Results::new(&catalog, &outcomes, &stored);
+        for (text, want) in [
+            ("{{#ratio s@STRIDE=1 new 2^28}}", true),
+            ("{{#ratio s@STRIDE=2 new 2^28}}", false),
+            ("{{#ladder 2^28 new s}}", false),
+        ] {
+            let found = directives::find(text, &scan::scan(text));
+            let directive = found[0].parsed.as_ref().unwrap();
+            assert_eq!(awaits_measuring(directive, &results), want, "{text}");
+        }
     }
 
     // Block content may only open its own block when nothing shares its line.

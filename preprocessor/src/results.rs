@@ -49,7 +49,7 @@ impl<'a> Results<'a> {
     /// measured: the example has no record for its current code and
     /// declares the size. An unknown or broken example does not wait.
     pub fn waits_on(&self, id: &str, size: Option<Dims>) -> bool {
-        let Some(index) = self.catalog.by_id(id) else {
+        let Some(index) = self.catalog.by_id(crate::example_ref::id_of(id)) else {
             return false;
         };
         self.outcomes[index].state().awaits_measuring()
@@ -62,6 +62,7 @@ impl<'a> Results<'a> {
     /// problem (of one dimension, `n`, when the book has no such example,
     /// whose figures are then missing anyway).
     pub fn size_of(&self, id: &str, size: &Written) -> Result<Dims, String> {
+        let id = crate::example_ref::id_of(id);
         let dims = self
             .catalog
             .by_id(id)
@@ -72,20 +73,21 @@ impl<'a> Results<'a> {
 
     /// The example `id` and its current key, when the book has it.
     pub fn example(&self, id: &str) -> Option<(&'a Example, &'a str)> {
-        let index = self.catalog.by_id(id)?;
+        let index = self.catalog.by_id(crate::example_ref::id_of(id))?;
         let resolved = self.catalog.entries[index].resolved.as_ref().ok()?;
         Some((&resolved.example, resolved.key.as_str()))
     }
 
     /// The current key of example `id` and its outcome, when the book has it.
     pub(crate) fn current(&self, id: &str) -> Option<(&'a str, &'a Outcome)> {
-        let index = self.catalog.by_id(id)?;
+        let index = self.catalog.by_id(crate::example_ref::id_of(id))?;
         let resolved = self.catalog.entries[index].resolved.as_ref().ok()?;
         Some((resolved.key.as_str(), &self.outcomes[index]))
     }
 
     /// The current record of `id`, or why there is none.
     pub fn record(&self, id: &str) -> Result<&'a Record, String> {
+        let id = crate::example_ref::id_of(id);
         let index = self.catalog.by_id(id).ok_or_else(|| self.unknown_id(id))?;
         match &self.outcomes[index] {
             Outcome::Fresh(r) | Outcome::Unstored { record: r, .. } => Ok(r),
@@ -104,11 +106,15 @@ impl<'a> Results<'a> {
 
     /// The current figures of `id` at `size`, or why there are none (a
     /// size the example does not declare is named with those it does).
+    /// `id` names a value of a swept example as `ID@NAME=VALUE`, whose
+    /// figures are those of that value only.
     pub fn at(&self, id: &str, size: Dims) -> Result<(&'a Record, &'a SizeResult), String> {
-        if let Ok(example) = crate::names::example(self.catalog, id)
-            && let Some(undeclared) = crate::names::undeclared_size(example, size)
-        {
-            return Err(undeclared);
+        let mut value = None;
+        if let Ok(example) = crate::names::example(self.catalog, crate::example_ref::id_of(id)) {
+            if let Some(undeclared) = crate::names::undeclared_size(example, size) {
+                return Err(undeclared);
+            }
+            value = crate::example_ref::value_of(example, id, true)?;
         }
         let record = self.record(id)?;
         // By value: a record keeps the names of several dimensions but not
@@ -117,7 +123,7 @@ impl<'a> Results<'a> {
         record
             .sizes
             .iter()
-            .find(|s| s.size().values() == size.values())
+            .find(|s| s.size().values() == size.values() && s.sweep == value)
             .map(|s| (record, s))
             .ok_or_else(|| format!("`{id}` has no timed result at {}", size.words()))
     }

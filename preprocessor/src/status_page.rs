@@ -218,9 +218,13 @@ fn record_figure(r: &Record) -> (String, Option<String>) {
     match r.sizes.iter().max_by_key(|s| s.n) {
         Some(s) => (
             format!(
-                "{} · {} at {}",
+                "{} · {} at {}{}",
                 figures::time_us(s.median_us),
                 primary_figure(s),
+                s.sweep
+                    .as_ref()
+                    .map(|v| format!("{v}, "))
+                    .unwrap_or_default(),
                 s.size().words()
             ),
             None,

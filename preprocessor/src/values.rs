@@ -208,6 +208,12 @@ fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
 
 /// Evaluates a parsed directive.
 pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
+    if let Some(mistake) = crate::example_ref::mistakes(directive, results.catalog())
+        .into_iter()
+        .next()
+    {
+        return Value::Mistake(mistake);
+    }
     match directive {
         Directive::Measured { id, field, size } => {
             if let Some(mistake) = figure_mistake(id, *field, results) {
@@ -252,9 +258,13 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                 Ok(size) => size,
                 Err(mistake) => return Value::Mistake(mistake),
             };
-            let found: Vec<Found<'_>> = ids
-                .iter()
-                .map(|id| (id.clone(), results.at_written(id, size)))
+            // A swept example without a value is a bar per value.
+            let found: Vec<Found<'_>> = crate::example_ref::ladder_bars(ids, results.catalog())
+                .into_iter()
+                .map(|id| {
+                    let at = results.at_written(&id, size);
+                    (id, at)
+                })
                 .collect();
             let figure = found
                 .iter()
@@ -1263,6 +1273,127 @@ mod tests {
                 )),
                 "{case}"
             );
+        }
+    }
+
+    /// A book with one example `s` that sweeps STRIDE over 4, 1, 2 (in
+    /// that declared order) at 2^28, its fresh record a row per value
+    /// with the time 100 µs times the value.
+    fn swept_book() -> (tempfile::TempDir, Catalog, Vec<Outcome>, StoredReports) {
+        const SWEPT: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^28\"]\n[sweep]\nSTRIDE = [4, 1, 2]\n[[launch]]\nkernel = \"tree\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\", \"STRIDE\"]\n+++*/\nextern \"C\" __global__ void tree(const float* x, float* out, unsigned n, unsigned s) {}\n";
+        let (dir, settings) = settings_in(&[]);
+        let catalog = catalog_of(&settings, &format!("```cuda run id=s\n{SWEPT}```\n"));
+        let mut r = record(Status::Pass, Expectation::Pass);
+        let one = r.sizes[0].clone();
+        r.sizes = [4u64, 1, 2]
+            .iter()
+            .map(|&v| {
+                let mut s = one.clone();
+                s.median_us = 100.0 * v as f64;
+                s.gbs = 1000.0 / v as f64;
+                s.pct_peak = 20.0 / v as f64;
+                s.sweep = Some(cuda_measured_core::sweep::SweepValue {
+                    name: "STRIDE".into(),
+                    value: v,
+                });
+                s
+            })
+            .collect();
+        let stored = StoredReports::new(&settings.results, "results");
+        (dir, catalog, vec![Outcome::Fresh(r)], stored)
+    }
+
+    // `ID@NAME=VALUE` finds that value's figures only; a swept example
+    // without a value is a mistake at the directive; a ladder of it has a
+    // bar per value in declared order, each with its own figure.
+    #[test]
+    fn swept_examples_have_a_figure_per_value() {
+        let (_dir, catalog, outcomes, stored) = swept_book();
+        let results = Results::new(&catalog, &outcomes, &stored);
+        let time = |id: &str| {
+            evaluate(
+                &Directive::Measured {
+                    id: id.into(),
+                    field: Field::Time,
+                    size: Size(1 << 28).into(),
+                },
+                &results,
+            )
+        };
+        let Value::Figure { text, .. } = time("s@STRIDE=2") else {
+            panic!("{:?}", time("s@STRIDE=2"))
+        };
+        assert_eq!(text, figures::time_us(200.0));
+        let Value::Mistake(why) = time("s") else {
+            panic!("{:?}", time("s"))
+        };
+        assert!(why.contains("name one value, e.g. `s@STRIDE=4`"), "{why}");
+        let Value::Mistake(why) = time("s@STRIDE=8") else {
+            panic!("{:?}", time("s@STRIDE=8"))
+        };
+        assert!(why.contains("its values are 4, 1, 2"), "{why}");
+        let ladder = evaluate(
+            &Directive::Ladder {
+                size: Size(1 << 28).into(),
+                ids: vec!["s".into()],
+            },
+            &results,
+        );
+        let Value::Ladder(ladder) = &ladder else {
+            panic!("{ladder:?}")
+        };
+        let bars: Vec<(&str, f64)> = ladder
+            .rungs
+            .iter()
+            .map(|r| (r.id.as_str(), r.figure.as_ref().unwrap().0))
+            .collect();
+        assert_eq!(
+            bars,
+            [
+                ("s@STRIDE=4", 250.0),
+                ("s@STRIDE=1", 1000.0),
+                ("s@STRIDE=2", 500.0)
+            ]
+        );
+        let ratio = evaluate(
+            &Directive::Ratio {
+                a: "s@STRIDE=4".into(),
+                b: "s@STRIDE=1".into(),
+                size: Size(1 << 28).into(),
+            },
+            &results,
+        );
+        let Value::Figure { text, .. } = ratio else {
+            panic!("{ratio:?}")
+        };
+        assert_eq!(text, figures::ratio(4.0));
+    }
+
+    // The panel of a swept example has a row per (value, size), labelled
+    // with the value, in the record's order (values as declared).
+    #[test]
+    fn a_swept_panel_has_a_row_per_value() {
+        let (_dir, _catalog, outcomes, _stored) = swept_book();
+        let panel = crate::render::Panel {
+            id: "s",
+            anchor: None,
+            outcome: &outcomes[0],
+            raw: "",
+        };
+        for text in [
+            crate::render::markdown::panel(&panel),
+            crate::render::html::panel(&panel),
+        ] {
+            let rows: Vec<usize> = [
+                "STRIDE = 4 · 2^28",
+                "STRIDE = 1 · 2^28",
+                "STRIDE = 2 · 2^28",
+            ]
+            .iter()
+            .map(|row| text.find(row).unwrap_or_else(|| panic!("{row} in {text}")))
+            .collect();
+            assert!(rows.windows(2).all(|w| w[0] < w[1]), "{text}");
+            assert!(text.contains("STRIDE · N"), "{text}");
         }
     }
 

@@ -21,6 +21,7 @@ use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
 use crate::signature;
 use crate::size::Size;
 use cuda_measured_core::problem::draw::INPUT_SEED;
+use cuda_measured_core::sweep::SweepValue;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
     PushKernelArg, sys,
@@ -125,33 +126,21 @@ fn run_into(
         .compile_options
         .push(format!("--gpu-architecture={arch}"));
 
-    let compiled = crate::compile::compile(example, &arch).map_err(|e| match e {
-        crate::compile::CompileError::Source { first_error, log } => Stop {
-            status: Status::CompileError,
-            message: first_error,
-            log,
-        },
-        other => Stop::new(Status::CompileError, other.to_string()),
-    })?;
-    if !compiled.log.is_empty() {
-        record.log = compiled.log.clone();
-    }
-    let module = ctx
-        .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))
-        .map_err(|e| {
-            Stop::new(
-                Status::LaunchError,
-                format!("the driver refused the compiled module: {e}"),
-            )
-        })?;
-    let kernels = load_kernels(&module, example, &compiled.entries)
-        .map_err(|message| Stop::new(Status::LaunchError, message))?;
-    let mut functions = BTreeMap::new();
-    let mut needs = BTreeMap::new();
-    for (name, f, kernel) in kernels {
-        record.registers.push((name.clone(), kernel.registers));
-        needs.insert(name.clone(), kernel);
-        functions.insert(name, f);
+    // One compilation per value of a sweep (one for an example without),
+    // all before anything is run: a value that does not compile ends the
+    // example, named.
+    let mut variants = Vec::new();
+    for (value, variant) in example.variants() {
+        let loaded = load_variant(&ctx, &variant, &arch, value.as_ref(), record).map_err(
+            |stop| match &value {
+                Some(v) => Stop {
+                    message: format!("with {v}: {}", stop.message),
+                    ..stop
+                },
+                None => stop,
+            },
+        )?;
+        variants.push((value, variant, loaded));
     }
     let device_limits = device_limits(&ctx, &facts.name).map_err(|e| {
         Stop::new(
@@ -241,13 +230,151 @@ fn run_into(
         });
     }
 
+    for (value, variant, (functions, needs)) in &variants {
+        let point = Point {
+            value: value.as_ref(),
+            example: variant,
+            functions,
+            needs,
+        };
+        run_sizes(
+            &ctx,
+            &*problem,
+            point,
+            &device_limits,
+            &mut timer,
+            &ceilings,
+            &facts,
+            Shared {
+                data_dir: data_dir.clone(),
+                gpu_tag: gpu_tag.clone(),
+                policy,
+                process,
+            },
+            record,
+            samples_us,
+            cost,
+        )?;
+    }
+    cost.timing_s = (lap() - cost.inputs_s - cost.checks_s).max(0.0);
+    let all_pass = record.sizes.iter().all(|s| s.pass) && record.edge_checks.iter().all(|c| c.pass);
+    record.status = if all_pass {
+        Status::Pass
+    } else {
+        Status::Wrong
+    };
+    Ok(())
+}
+
+/// The loaded kernels of one compilation, by name, with what each needs.
+type Loaded = (
+    BTreeMap<String, CudaFunction>,
+    BTreeMap<String, KernelNeeds>,
+);
+
+/// Compiles `variant` (one value of a sweep, or the example), loads its
+/// module and kernels, and notes its log and registers in `record`.
+fn load_variant(
+    ctx: &Arc<CudaContext>,
+    variant: &Example,
+    arch: &str,
+    value: Option<&SweepValue>,
+    record: &mut Record,
+) -> Result<Loaded, Stop> {
+    let compiled = crate::compile::compile(variant, arch).map_err(|e| match e {
+        crate::compile::CompileError::Source { first_error, log } => Stop {
+            status: Status::CompileError,
+            message: first_error,
+            log,
+        },
+        other => Stop::new(Status::CompileError, other.to_string()),
+    })?;
+    if !compiled.log.is_empty() {
+        record.log = compiled.log.clone();
+    }
+    let module = ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin))
+        .map_err(|e| {
+            Stop::new(
+                Status::LaunchError,
+                format!("the driver refused the compiled module: {e}"),
+            )
+        })?;
+    let kernels = load_kernels(&module, variant, &compiled.entries)
+        .map_err(|message| Stop::new(Status::LaunchError, message))?;
+    let mut functions = BTreeMap::new();
+    let mut needs = BTreeMap::new();
+    for (name, f, kernel) in kernels {
+        let shown = match value {
+            Some(v) => format!("{name} ({v})"),
+            None => name.clone(),
+        };
+        record.registers.push((shown, kernel.registers));
+        needs.insert(name.clone(), kernel);
+        functions.insert(name, f);
+    }
+    Ok((functions, needs))
+}
+
+/// One compilation to run at the edge sizes and the declared sizes: the
+/// value of the sweep it is of, its example and its kernels.
+#[derive(Clone, Copy)]
+struct Point<'a> {
+    value: Option<&'a SweepValue>,
+    example: &'a Example,
+    functions: &'a BTreeMap<String, CudaFunction>,
+    needs: &'a BTreeMap<String, KernelNeeds>,
+}
+
+/// What every compilation's runs share.
+struct Shared<'a> {
+    data_dir: Option<std::path::PathBuf>,
+    gpu_tag: String,
+    policy: &'a measure::Policy,
+    process: usize,
+}
+
+/// Checks `point` at the problem's edge sizes and checks and times it at
+/// every declared size, adding its checks, figures and samples to
+/// `record` and `samples_us`, each with its value.
+#[allow(clippy::too_many_arguments)]
+fn run_sizes(
+    ctx: &Arc<CudaContext>,
+    problem: &dyn Problem,
+    point: Point<'_>,
+    device_limits: &DeviceLimits,
+    timer: &mut Timer,
+    ceilings: &Ceilings,
+    facts: &crate::record::GpuFacts,
+    shared: Shared<'_>,
+    record: &mut Record,
+    samples_us: &mut Vec<Vec<f64>>,
+    cost: &mut Cost,
+) -> Result<(), Stop> {
+    let example = point.example;
+    let decl = &example.declaration;
+    let value = point.value;
+    // A failure of one value names it, as its compile error does.
+    let named = |stop: Stop| match value {
+        Some(v) => Stop {
+            message: format!("with {v}: {}", stop.message),
+            ..stop
+        },
+        None => stop,
+    };
+    let Shared {
+        data_dir,
+        gpu_tag,
+        policy,
+        process,
+    } = shared;
     let mut runner = SizeRunner {
-        ctx: &ctx,
-        problem: &*problem,
+        ctx,
+        problem,
         example,
-        functions: &functions,
-        limits: &device_limits,
-        needs: &needs,
+        functions: point.functions,
+        limits: device_limits,
+        needs: point.needs,
         poison: timer.shared_poison(),
         digest: timer.answer_digest(),
         sms: facts.sm_count,
@@ -255,7 +382,7 @@ fn run_into(
         gpu_tag,
         policy,
         process,
-        staging: crate::upload::Staging::new(&ctx).map_err(|e| {
+        staging: crate::upload::Staging::new(ctx).map_err(|e| {
             Stop::new(
                 Status::Fault,
                 format!("allocating page-locked staging memory failed: {e}"),
@@ -268,18 +395,20 @@ fn run_into(
     for shape in problem.edge_shapes() {
         let outcome = runner
             .run(shape, None)
-            .map_err(|e| at_size(e, shape, rowwise))?;
+            .map_err(|e| named(at_size(e, shape, rowwise)))?;
         record.edge_checks.push(EdgeCheck {
             n: Size(shape.cols),
             rows: rowwise.then_some(shape.rows),
             dims: shape.dims,
+            sweep: value.cloned(),
             error: outcome.check.error,
             tolerance: outcome.check.tolerance,
             pass: outcome.check.pass,
         });
         if !outcome.check.pass && record.message.is_empty() {
             record.message = format!(
-                "wrong at {}: {}",
+                "wrong at {}{}: {}",
+                value_words(value),
                 where_(shape, rowwise),
                 outcome.check.detail
             );
@@ -287,20 +416,22 @@ fn run_into(
     }
     for size in &decl.sizes {
         let shape = launch_plan::shape(decl, *size)
-            .map_err(|e| Stop::new(Status::LaunchError, e.at(example)))?;
+            .map_err(|e| named(Stop::new(Status::LaunchError, e.at(example))))?;
         let timing = Timing {
-            timer: &mut timer,
-            ceilings: &ceilings,
+            timer: &mut *timer,
+            ceilings,
             peak_gbs: facts.peak_gbs,
             l2_bytes: facts.l2_bytes,
         };
         let outcome = runner
             .run(shape, Some(timing))
-            .map_err(|e| at_size(e, shape, rowwise))?;
-        let (result, times) = outcome.figures.expect("timed runs have figures");
+            .map_err(|e| named(at_size(e, shape, rowwise)))?;
+        let (mut result, times) = outcome.figures.expect("timed runs have figures");
+        result.sweep = value.cloned();
         if !result.pass && record.message.is_empty() {
             record.message = format!(
-                "wrong at {}: {}",
+                "wrong at {}{}: {}",
+                value_words(value),
                 where_(shape, rowwise),
                 outcome.check.detail
             );
@@ -308,16 +439,14 @@ fn run_into(
         record.sizes.push(result);
         samples_us.push(times);
     }
-    cost.inputs_s = runner.inputs_s;
-    cost.checks_s = runner.checks_s;
-    cost.timing_s = (lap() - runner.inputs_s - runner.checks_s).max(0.0);
-    let all_pass = record.sizes.iter().all(|s| s.pass) && record.edge_checks.iter().all(|c| c.pass);
-    record.status = if all_pass {
-        Status::Pass
-    } else {
-        Status::Wrong
-    };
+    cost.inputs_s += runner.inputs_s;
+    cost.checks_s += runner.checks_s;
     Ok(())
+}
+
+/// `STRIDE = 4, ` before the size in a message about one value.
+fn value_words(value: Option<&SweepValue>) -> String {
+    value.map(|v| format!("{v}, ")).unwrap_or_default()
 }
 
 /// Why one size could not be run.
@@ -487,12 +616,12 @@ impl SizeRunner<'_> {
             },
             work,
         )?;
-        crate::diagnostics::dump_samples(
-            &self.example.id,
-            shape.cols,
-            self.process,
-            &samples.times_us,
-        );
+        // One file per value of a sweep, named `ID@NAME=VALUE-...`.
+        let dumped_id = match self.example.declaration.chosen() {
+            Some(v) => format!("{}{}", self.example.id, v.suffix()),
+            None => self.example.id.clone(),
+        };
+        crate::diagnostics::dump_samples(&dumped_id, shape.cols, self.process, &samples.times_us);
         // The last timed run's answer must be right too. An answer equal
         // to one already judged takes that verdict (by a digest
         // taken on the GPU; keeping a device copy to compare bytes cost more
@@ -941,6 +1070,16 @@ pub const GPU_LINE: &str = "cuda-runner launch-once: GPU ";
 pub fn launch_once(example: &Example, size: crate::dims::Dims) -> anyhow::Result<String> {
     use anyhow::Context;
     let decl = &example.declaration;
+    if let Some(sweep) = &decl.sweep {
+        anyhow::bail!(
+            "{}",
+            cuda_measured_core::sweep::not_taken_yet(
+                &example.id,
+                sweep,
+                "a single run (profile, sanitize)"
+            )
+        );
+    }
     let problem = decl
         .resolve_problem()
         .context("the example's problem is unknown")?;

@@ -14,6 +14,12 @@ use std::process::Command;
 /// The listing of `example` compiled for `arch`, the disassemblers taken
 /// from `tools` (a folder) or else from PATH.
 pub fn make(example: &Example, arch: &str, tools: Option<&Path>) -> Result<Listing> {
+    if let Some(sweep) = &example.declaration.sweep {
+        bail!(
+            "{}",
+            cuda_measured_core::sweep::not_taken_yet(&example.id, sweep, "a SASS listing")
+        );
+    }
     let compiled = crate::compile::compile(example, arch)
         .map_err(|e| anyhow::anyhow!("{}: does not compile: {e}", example.id))?;
     let dir = tempfile::tempdir()?;

@@ -124,7 +124,7 @@ fn sizes_table(r: &Record) -> Markup {
                 tbody {
                     @for s in &r.sizes {
                         tr class=(if s.pass { "cm-ok" } else { "cm-bad" }) {
-                            td { (super::size_cell(s.size(), s.rows)) }
+                            td { (super::row_cell(s)) }
                             td { (figures::time_us(s.median_us)) }
                             td { (figures::time_range_us(s.min_us, s.max_us)) }
                             td { (s.samples) }

@@ -84,7 +84,7 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
             };
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} |{} {} | {} |{ceiling_cell} {} ({}) | {} | {} |\n",
-                super::size_cell(s.size(), s.rows),
+                super::row_cell(s),
                 figures::time_us(s.median_us),
                 figures::time_range_us(s.min_us, s.max_us),
                 s.samples,

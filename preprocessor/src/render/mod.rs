@@ -134,7 +134,8 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
     let mut lines = Vec::new();
     for s in &r.sizes {
         let mut line = format!(
-            "{}: {}",
+            "{}{}: {}",
+            value_label(s.sweep.as_ref()),
             shape_label(s.size(), s.rows),
             s.launches.join("; ")
         );
@@ -198,7 +199,8 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
             format!("tolerance {}", figures::error(e.tolerance))
         };
         lines.push(format!(
-            "Edge check {}: error {} ({held_to}) {}",
+            "Edge check {}{}: error {} ({held_to}) {}",
+            value_label(e.sweep.as_ref()),
             shape_label(e.size(), e.rows),
             figures::error(e.error),
             if e.pass { "✓" } else { "✗" }
@@ -219,6 +221,23 @@ pub fn shape_label(size: cuda_measured_core::dims::Dims, rows: Option<u64>) -> S
     }
 }
 
+/// `STRIDE = 4, ` before the size of a row of one value of a sweep;
+/// nothing for an example that sweeps nothing.
+pub fn value_label(value: Option<&cuda_measured_core::sweep::SweepValue>) -> String {
+    value.map(|v| format!("{v}, ")).unwrap_or_default()
+}
+
+/// The first cell of a size's row: its [`size_cell`], after the value of
+/// the sweep it is of (`STRIDE = 4 · 2^24`), so that each (value, size)
+/// is a row of its own, labelled with its value.
+pub fn row_cell(s: &cuda_measured_core::record::SizeResult) -> String {
+    let size = size_cell(s.size(), s.rows);
+    match &s.sweep {
+        Some(v) => format!("{v} · {size}"),
+        None => size,
+    }
+}
+
 /// The size column's cell: `2^12`, `16384 × 2^12` for a row-wise run, or
 /// the canonical text of a size of several dimensions (`8192x4096`).
 pub fn size_cell(size: cuda_measured_core::dims::Dims, rows: Option<u64>) -> String {
@@ -231,6 +250,15 @@ pub fn size_cell(size: cuda_measured_core::dims::Dims, rows: Option<u64>) -> Str
 /// The size column's heading: `N`, `M × N` when the runs are row-wise, or
 /// the dimensions of a problem of several (`rows x cols`).
 pub fn size_heading(r: &Record) -> String {
+    let size = size_only_heading(r);
+    match r.sizes.iter().find_map(|s| s.sweep.as_ref()) {
+        Some(v) => format!("{} · {size}", v.name),
+        None => size,
+    }
+}
+
+/// [`size_heading`] without the swept parameter.
+fn size_only_heading(r: &Record) -> String {
     if let Some(d) = r.sizes.iter().find_map(|s| s.dims) {
         cuda_measured_core::dims::Dims::describe(d.dims())
     } else if r.sizes.iter().any(|s| s.rows.is_some()) {

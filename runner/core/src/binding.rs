@@ -63,6 +63,9 @@ pub fn kind_of(decl: &Declaration, problem: &dyn Problem, name: &str) -> Option<
     if decl.scratch.contains_key(name) {
         return Some(ArgKind::Scratch);
     }
+    if decl.sweep.as_ref().is_some_and(|s| s.name() == name) {
+        return Some(ArgKind::Scalar(ScalarKind::U32));
+    }
     if decl.rows.is_some() && (name == "rows" || name == "cols") {
         return Some(ArgKind::Scalar(ScalarKind::U32));
     }

@@ -222,6 +222,12 @@ pub struct Declaration {
     /// serialised form when absent, as `elementwise` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer: Option<crate::problem::TransferSpec>,
+    /// The `[sweep]` table: one compile-time parameter and its values
+    /// (`STRIDE = [1, 2, 4]`), each compiled, planned and measured as its
+    /// own run ([`crate::sweep`]). Left out of the serialised form when
+    /// absent, as `transfer` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::Sweep>,
 }
 
 impl Serialize for Declaration {
@@ -406,6 +412,36 @@ impl Declaration {
         ))
     }
 
+    /// The values of its swept parameter in declared order, each as
+    /// `Some`; one `None` when it sweeps nothing: one entry per
+    /// compilation and per row of a size.
+    pub fn sweep_values(&self) -> Vec<Option<crate::sweep::SweepValue>> {
+        match &self.sweep {
+            Some(sweep) => sweep.values().into_iter().map(Some).collect(),
+            None => vec![None],
+        }
+    }
+
+    /// The one value this declaration is compiled and planned with: its
+    /// swept parameter's, when the `[sweep]` table holds exactly one value
+    /// (as [`Declaration::at_value`] leaves it); `None` otherwise.
+    pub fn chosen(&self) -> Option<crate::sweep::SweepValue> {
+        match self.sweep.as_ref().map(crate::sweep::Sweep::values) {
+            Some(values) if values.len() == 1 => values.into_iter().next(),
+            _ => None,
+        }
+    }
+
+    /// The declaration of one value of its sweep: the `[sweep]` table
+    /// holding `value` alone, so that its compile options define it and
+    /// its plan sees it ([`Declaration::chosen`]).
+    pub fn at_value(&self, value: &crate::sweep::SweepValue) -> Declaration {
+        Declaration {
+            sweep: Some(crate::sweep::Sweep::only(value)),
+            ..self.clone()
+        }
+    }
+
     /// Parses and validates a TOML header.
     pub fn parse(toml_text: &str) -> Result<Self, DeclarationError> {
         let mut decl: Declaration =
@@ -558,6 +594,17 @@ impl Declaration {
                 "no launch: add a [[launch]] table with kernel, grid, block and args".into(),
                 None,
             ));
+        }
+        if let Some(sweep) = &self.sweep {
+            let mut taken: Vec<String> = problem
+                .argument_names()
+                .iter()
+                .map(|s| s.to_string())
+                .chain(problem.scalars().iter().map(|(k, _)| k.to_string()))
+                .chain(problem.dims().iter().map(|d| d.variable()))
+                .collect();
+            taken.extend(self.scratch.keys().cloned());
+            crate::sweep::validate(sweep, &taken, &self.compile)?;
         }
         for (name, scratch) in &self.scratch {
             if let Scratch::Table(ScratchTable { elem: Some(e), .. }) = scratch
@@ -802,7 +849,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, elementwise or transfer",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, elementwise, transfer or sweep",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),

@@ -71,12 +71,35 @@ impl Example {
     }
 
     /// The NVRTC options it is compiled with, without the architecture:
-    /// [`BASE_OPTIONS`] and its declaration's `compile` list.
+    /// [`BASE_OPTIONS`], its declaration's `compile` list and, for one
+    /// value of a sweep ([`Example::variants`]), `-DNAME=VALUE`.
     pub fn compile_options(&self) -> Vec<String> {
         BASE_OPTIONS
             .iter()
             .map(|s| s.to_string())
             .chain(self.declaration.compile.iter().cloned())
+            .chain(self.declaration.chosen().map(|v| v.define()))
+            .collect()
+    }
+
+    /// What is compiled and run, in order: the example itself when it
+    /// sweeps nothing, else one example per value of its `[sweep]` (each
+    /// compiled with `-DNAME=VALUE` and planned with NAME = VALUE), with
+    /// the value.
+    pub fn variants(&self) -> Vec<(Option<crate::sweep::SweepValue>, Example)> {
+        self.declaration
+            .sweep_values()
+            .into_iter()
+            .map(|value| {
+                let example = match &value {
+                    Some(v) => Example {
+                        declaration: self.declaration.at_value(v),
+                        ..self.clone()
+                    },
+                    None => self.clone(),
+                };
+                (value, example)
+            })
             .collect()
     }
 

@@ -17,6 +17,8 @@ pub enum HeaderField<'a> {
     Elementwise(&'a str),
     /// A key of the `[transfer]` table.
     Transfer(&'a str),
+    /// A key of the `[sweep]` table (the parameter's name).
+    Sweep(&'a str),
 }
 
 /// 0-based line, counted from the first line of the author's text, of
@@ -54,6 +56,7 @@ pub fn field_line<'t>(
         Scratch,
         Elementwise,
         Transfer,
+        Sweep,
         Other,
     }
     let (want_table, key) = match field {
@@ -62,6 +65,7 @@ pub fn field_line<'t>(
         HeaderField::Top(key) => (Table::Top, key),
         HeaderField::Elementwise(key) => (Table::Elementwise, key),
         HeaderField::Transfer(key) => (Table::Transfer, key),
+        HeaderField::Sweep(key) => (Table::Sweep, key),
     };
     let mut table = Table::Top;
     let mut launches = 0;
@@ -90,6 +94,8 @@ pub fn field_line<'t>(
                 .starts_with("transfer")
             {
                 Table::Transfer
+            } else if t.trim_start_matches('[').trim_start().starts_with("sweep") {
+                Table::Sweep
             } else {
                 Table::Other
             };

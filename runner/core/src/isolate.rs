@@ -325,6 +325,7 @@ mod tests {
             n: crate::size::Size(1),
             rows: None,
             dims: None,
+            sweep: None,
             error: f64::INFINITY,
             tolerance: 1e-7,
             pass: false,

@@ -179,6 +179,10 @@ pub fn resolve_shape(
         scalars.insert("cols".to_string(), shape.cols);
     }
     scalars.insert("sms".to_string(), u64::from(sms));
+    // One value of a sweep is a variable of the plan by its own name.
+    if let Some(v) = decl.chosen() {
+        scalars.insert(v.name, v.value);
+    }
     let mut launches = Vec::new();
     for (i, spec) in decl.launches.iter().enumerate() {
         let grid = eval_u32(&spec.grid, &scalars, i, "grid")?;

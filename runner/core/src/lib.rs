@@ -99,6 +99,7 @@ pub mod size;
 pub mod source;
 pub mod store;
 pub mod suggest;
+pub mod sweep;
 pub mod template;
 pub mod workers;
 

@@ -24,9 +24,21 @@ pub fn check_as_declared(example: &Example) -> Result<(), String> {
     check(example, KnownGpu::target())
 }
 
-/// Checks `example`'s plans on `gpu`. The error names the header line to
-/// change, and the size when not every size fails alike.
+/// Checks `example`'s plans on `gpu`, each value of a sweep on its own.
+/// The error names the header line to change, the value, and the size
+/// when not every size fails alike.
 pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
+    for (value, variant) in example.variants() {
+        check_one(&variant, gpu).map_err(|message| match value {
+            Some(v) => format!("with {v}: {message}"),
+            None => message,
+        })?;
+    }
+    Ok(())
+}
+
+/// [`check`] of an example compiled and planned one way.
+fn check_one(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
     let decl = &example.declaration;
     let Some(problem) = decl.resolve_problem() else {
         // The declaration refuses unknown problems when it is parsed.

@@ -55,9 +55,15 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
             .find(|m| !m.is_empty())
             .unwrap_or_default();
     }
-    for (i, check) in out.edge_checks.iter_mut().enumerate() {
+    // Entries are matched by what they are of (the value of a sweep, the
+    // size), never by position alone: one value's samples are never
+    // pooled with another's.
+    for check in out.edge_checks.iter_mut() {
         for m in &runs[1..] {
-            if let Some(other) = m.record.edge_checks.get(i) {
+            let same = |c: &&EdgeCheck| {
+                c.sweep == check.sweep && c.size() == check.size() && c.rows == check.rows
+            };
+            if let Some(other) = m.record.edge_checks.iter().find(same) {
                 merge_check(check, other);
             }
         }
@@ -70,10 +76,13 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
         }),
         _ => None,
     };
-    for (i, size) in out.sizes.iter_mut().enumerate() {
+    for size in out.sizes.iter_mut() {
         let same: Vec<(&SizeResult, &Vec<f64>)> = runs
             .iter()
-            .filter_map(|m| Some((m.record.sizes.get(i)?, m.samples_us.get(i)?)))
+            .filter_map(|m| {
+                let i = m.record.sizes.iter().position(|s| same_point(s, size))?;
+                Some((&m.record.sizes[i], m.samples_us.get(i)?))
+            })
             .collect();
         pool_size(size, &same);
         if let Some(reference) = &reference {
@@ -90,6 +99,12 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
         Status::Wrong
     };
     out
+}
+
+/// Whether two processes' figures are of the same measured point: the
+/// same value of the swept parameter at the same size.
+fn same_point(a: &SizeResult, b: &SizeResult) -> bool {
+    a.sweep == b.sweep && a.size() == b.size() && a.rows == b.rows
 }
 
 /// Hot figures, clocks, dropped samples and the check of one size.
@@ -192,6 +207,7 @@ mod tests {
             n: crate::size::Size(1000),
             rows: None,
             dims: None,
+            sweep: None,
             error: 0.0,
             tolerance: 0.0,
             pass: true,
@@ -322,6 +338,68 @@ mod tests {
         said.record.message = "clocks not read".into();
         let r = pool(vec![process(&[10.0], 2.0, true), said]);
         assert_eq!(r.message, "clocks not read");
+    }
+
+    // Two values of a sweep at the same size are two measured points: each
+    // pools only its own samples and checks (a second process listing them
+    // in the other order changes nothing), and a wrong value makes the
+    // record wrong.
+    #[test]
+    fn each_swept_value_pools_its_own_samples() {
+        let swept = |fast: bool, first: u64| {
+            let mut p = process(&[10.0, 10.0, 10.0], 2.0, true);
+            let mut other = p.record.sizes[0].clone();
+            other.median_us = 40.0;
+            let value = |v: u64| {
+                Some(crate::sweep::SweepValue {
+                    name: "STRIDE".into(),
+                    value: v,
+                })
+            };
+            p.record.sizes[0].sweep = value(first);
+            other.sweep = value(if first == 1 { 32 } else { 1 });
+            let (t1, t32) = if fast {
+                (vec![10.0; 3], vec![40.0; 3])
+            } else {
+                (vec![11.0; 3], vec![44.0; 3])
+            };
+            let mut check = p.record.edge_checks[0].clone();
+            check.sweep = other.sweep.clone();
+            p.record.edge_checks[0].sweep = p.record.sizes[0].sweep.clone();
+            p.record.sizes.push(other);
+            p.record.edge_checks.push(check);
+            p.samples_us = if first == 1 {
+                vec![t1, t32]
+            } else {
+                vec![t32, t1]
+            };
+            p
+        };
+        let mut b = swept(false, 32);
+        // The second process's check of STRIDE = 32 failed.
+        b.record.edge_checks[0].pass = false;
+        let r = pool(vec![swept(true, 1), b]);
+        let at = |v: u64| {
+            r.sizes
+                .iter()
+                .find(|s| s.sweep.as_ref().is_some_and(|s| s.value == v))
+                .unwrap()
+        };
+        assert_eq!((at(1).samples, at(1).min_us, at(1).max_us), (6, 10.0, 11.0));
+        assert_eq!(
+            (at(32).samples, at(32).min_us, at(32).max_us),
+            (6, 40.0, 44.0)
+        );
+        let check = |v: u64| {
+            r.edge_checks
+                .iter()
+                .find(|c| c.sweep.as_ref().is_some_and(|s| s.value == v))
+                .unwrap()
+                .pass
+        };
+        assert!(check(1));
+        assert!(!check(32));
+        assert_eq!(r.status, Status::Wrong);
     }
 
     // One process is passed through untouched.

@@ -102,6 +102,11 @@ pub struct SizeResult {
         with = "crate::problem::dims_map"
     )]
     pub dims: Option<crate::dims::Dims>,
+    /// The value of the example's swept parameter these figures are of
+    /// (`{"name": "STRIDE", "value": 4}`); absent for an example that
+    /// sweeps nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::SweepValue>,
     /// The ceiling `pct_ceiling` is of: `copy`, a named ceiling of the
     /// record's `ceilings.named` (`fp32_fma`, `h2d_pinned`, `d2h_pinned`),
     /// or the read ceiling when absent (and `figure` is not a latency,
@@ -219,6 +224,9 @@ pub struct EdgeCheck {
         with = "crate::problem::dims_map"
     )]
     pub dims: Option<crate::dims::Dims>,
+    /// The value of the swept parameter checked, as in [`SizeResult`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::SweepValue>,
     /// Error against the reference.
     #[serde(with = "crate::nonfinite")]
     pub error: f64,

@@ -26,7 +26,7 @@ pub const GOAL_PCT: f64 = 2.0;
 /// One size of one example in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    /// Example id.
+    /// Example id, with the value of a sweep it is of (`ID@STRIDE=4`).
     pub example: String,
     /// Elements.
     pub n: Size,
@@ -109,11 +109,13 @@ pub fn compare(first: &Path, second: &Path) -> anyhow::Result<Report> {
         }
         measured_at = measured_at.max(rb.measured_at.clone());
         for sb in &rb.sizes {
-            let Some(sa) = ra.sizes.iter().find(|s| s.n == sb.n) else {
+            // The same size of the same value of a sweep, if any.
+            let Some(sa) = ra.sizes.iter().find(|s| s.n == sb.n && s.sweep == sb.sweep) else {
                 continue;
             };
+            let value = sb.sweep.as_ref().map(|v| v.suffix()).unwrap_or_default();
             rows.push(Row {
-                example: rb.example.clone(),
+                example: format!("{}{value}", rb.example),
                 n: sb.n,
                 first_us: sa.median_us,
                 second_us: sb.median_us,
@@ -278,6 +280,36 @@ mod tests {
         assert_eq!(same(Some("GPU-1"), Some("GPU-1")), Some(true));
         assert_eq!(same(Some("GPU-1"), Some("GPU-2")), Some(false));
         assert_eq!(same(None, Some("GPU-1")), None);
+    }
+
+    // Each value of a swept example is compared with the same value of
+    // the other run, never with another value at the same size, and its
+    // row says which value it is.
+    #[test]
+    fn swept_values_are_compared_value_by_value() {
+        let swept = |measured_at: &str, slow: f64| {
+            let mut r = record("r/s", "ks", 4, measured_at, 40.0);
+            let mut other = r.sizes[0].clone();
+            other.median_us = 40.0 * slow;
+            let value = |v: u64| {
+                Some(crate::sweep::SweepValue {
+                    name: "STRIDE".into(),
+                    value: v,
+                })
+            };
+            r.sizes[0].sweep = value(1);
+            other.sweep = value(32);
+            r.sizes.push(other);
+            r
+        };
+        let (a, b) = runs(&[swept(T1, 8.0)], &[swept(T2, 8.0)]);
+        let report = compare(a.path(), b.path()).unwrap();
+        let rows: Vec<(&str, f64)> = report
+            .rows
+            .iter()
+            .map(|r| (r.example.as_str(), r.diff_pct))
+            .collect();
+        assert_eq!(rows, [("r/s@STRIDE=1", 0.0), ("r/s@STRIDE=32", 0.0)]);
     }
 
     // An example whose code changed between the runs, and a record left

@@ -16,8 +16,15 @@ pub fn outcome_line(r: &Record) -> String {
     if let Some(s) = r.sizes.last() {
         let _ = write!(
             line,
-            ", n = {}: {:.2} µs, {:.0} GB/s, {:.1}% of peak",
-            s.n, s.median_us, s.gbs, s.pct_peak
+            ", {}n = {}: {:.2} µs, {:.0} GB/s, {:.1}% of peak",
+            s.sweep
+                .as_ref()
+                .map(|v| format!("{v}, "))
+                .unwrap_or_default(),
+            s.n,
+            s.median_us,
+            s.gbs,
+            s.pct_peak
         );
     }
     if !r.message.is_empty() {
@@ -72,7 +79,7 @@ pub fn table(records: &[Record]) -> String {
             };
             let _ = writeln!(
                 out,
-                "{:<34} {:<13} {:>7} {:>11.2} {:>9.0} {:>7.1} {:>6.2}% {:>9.1e}{}",
+                "{:<34} {:<13} {:>7} {:>11.2} {:>9.0} {:>7.1} {:>6.2}% {:>9.1e}{}{}",
                 name,
                 status,
                 s.n.to_string(),
@@ -81,7 +88,12 @@ pub fn table(records: &[Record]) -> String {
                 s.pct_peak,
                 100.0 * s.rel_spread,
                 s.error,
-                if s.pass { "" } else { " ✗" }
+                if s.pass { "" } else { " ✗" },
+                // The value of a sweep a row is of, after the figures.
+                s.sweep
+                    .as_ref()
+                    .map(|v| format!("  {v}"))
+                    .unwrap_or_default()
             );
         }
     }

@@ -47,8 +47,40 @@ pub fn execute(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// NVRTC's verdict on one example, as the compile job reports it.
+/// NVRTC's verdict on one example, as the compile job reports it: for an
+/// example that sweeps a parameter, each value is compiled and held to
+/// the declaration, and the first value that fails gives the verdict, its
+/// error naming the value (`with STRIDE = 4: ...`); when none fails, the
+/// last value's.
 pub fn verdict_of(example: &Example, arch: &str) -> CompileVerdict {
+    let mut last = None;
+    for (value, variant) in example.variants() {
+        let verdict = one_verdict(&variant, arch);
+        let Some(value) = value else {
+            return verdict;
+        };
+        if cuda_measured_core::compile_judge::judge(&variant, &verdict)
+            .broken()
+            .is_some()
+        {
+            return match verdict {
+                CompileVerdict::Refused { first_error, log } => CompileVerdict::Refused {
+                    first_error: format!("with {value}: {first_error}"),
+                    log,
+                },
+                CompileVerdict::Failed { message } => CompileVerdict::Failed {
+                    message: format!("with {value}: {message}"),
+                },
+                other => other,
+            };
+        }
+        last = Some(verdict);
+    }
+    last.expect("a sweep has at least one value")
+}
+
+/// NVRTC's verdict on one compilation.
+fn one_verdict(example: &Example, arch: &str) -> CompileVerdict {
     match compile::compile(example, arch) {
         Ok(c) => CompileVerdict::Compiled {
             log: c.log,
@@ -87,6 +119,41 @@ fn loaded_library(prefix: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// An inline example sweeping STRIDE over 1, 2, 4 whose source is
+    /// `body`.
+    fn swept(body: &str) -> Example {
+        let header = "/*+++\nproblem = \"sum_f32\"\nsizes = [1024]\n[sweep]\nSTRIDE = [1, 2, 4]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\", \"STRIDE\"]\n+++*/\n";
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("{header}{body}");
+        Example::from_inline(dir.path(), "src/ch.md", dir.path(), &text, 1, "s").unwrap()
+    }
+
+    // Every value of a sweep is compiled with its own -D: a source that
+    // fails at one value only is refused, naming that value; one that
+    // needs STRIDE defined compiles at every value. Needs NVRTC on the
+    // loader path, as scripts/test puts it.
+    #[test]
+    fn each_value_of_a_sweep_is_compiled() {
+        let kernel = "extern \"C\" __global__ void k(const float* x, float* out, unsigned n, unsigned s) { out[0] = x[STRIDE]; }\n";
+        match verdict_of(&swept(kernel), "sm_90") {
+            CompileVerdict::Compiled { entries, .. } => assert_eq!(entries[0].name, "k"),
+            CompileVerdict::NoNvrtc { message } => panic!("{message}"),
+            other => panic!("{other:?}"),
+        }
+        let at_two = format!("static_assert(STRIDE != 2, \"two\");\n{kernel}");
+        match verdict_of(&swept(&at_two), "sm_90") {
+            CompileVerdict::Refused { first_error, .. } => {
+                assert!(
+                    first_error.starts_with("with STRIDE = 2: "),
+                    "{first_error}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     // The loaded library is found by its name's prefix followed by `.so`:
     // this test process has the C library loaded (`libc.so.6`), and no
     // library named `libnvrtc.so*` (NVRTC is loaded only when compiling).

@@ -25,17 +25,17 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<()> {
     let example = one_example(&args.path)?;
     let n = parse_size(&example, &args.size)?;
-    let decl = &example.declaration;
     let sms = args
         .sms
         .unwrap_or(cuda_runner::limits::KnownGpu::target().sm_count);
-    let shape = launch_plan::shape(decl, n).map_err(|e| anyhow::anyhow!(e.at(&example)))?;
-    let plan = launch_plan::resolve_shape(decl, shape, sms)
-        .map_err(|e| anyhow::anyhow!(e.at(&example)))?;
-    for l in &plan.launches {
-        println!(
-            "{}",
-            serde_json::json!({
+    // Each value of a sweep has its own plan; its lines carry the value.
+    for (value, variant) in example.variants() {
+        let decl = &variant.declaration;
+        let shape = launch_plan::shape(decl, n).map_err(|e| anyhow::anyhow!(e.at(&example)))?;
+        let plan = launch_plan::resolve_shape(decl, shape, sms)
+            .map_err(|e| anyhow::anyhow!(e.at(&example)))?;
+        for l in &plan.launches {
+            let mut line = serde_json::json!({
                 "example": example.id,
                 "key": cuda_runner::key::example_key(&example),
                 "kernel": l.kernel,
@@ -43,8 +43,12 @@ pub fn execute(args: Args) -> Result<()> {
                 "block": l.block,
                 "shared": l.shared,
                 "args": l.args,
-            })
-        );
+            });
+            if let Some(v) = &value {
+                line["sweep"] = serde_json::json!(v);
+            }
+            println!("{line}");
+        }
     }
     Ok(())
 }

@@ -31,6 +31,15 @@ pub fn execute(args: Args) -> Result<()> {
             println!("{}: meant not to compile, no listing", example.id);
             continue;
         }
+        if let Some(sweep) = &example.declaration.sweep {
+            // One listing per compilation; {{#sass}} takes none of these yet.
+            println!(
+                "{}: sweeps {}, no listing ({{{{#sass}}}} does not take swept examples yet)",
+                example.id,
+                sweep.name()
+            );
+            continue;
+        }
         let made = cuda_runner::listing::make(example, &args.arch, args.tools.as_deref()).and_then(
             |listing| {
                 let out = results_file(

@@ -10,7 +10,7 @@
 //! `<pre><code class="language-…">`, which mdBook's highlighter colours as
 //! it does the book's own code blocks.
 
-use crate::host_view::{HostView, Tab};
+use super::{HostView, Tab};
 use crate::markup::{Flat, code_fence, code_span, code_spans};
 use maud::{Markup, html};
 

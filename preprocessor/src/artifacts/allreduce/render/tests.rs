@@ -1,5 +1,4 @@
 use super::*;
-use crate::allreduce_view::{AllreduceView, Stored};
 use crate::test_support::{ALLREDUCE_1GPU, ALLREDUCE_2GPU, allreduce_json};
 
 /// The real report of one H200.

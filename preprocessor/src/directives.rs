@@ -18,22 +18,29 @@
 //!   `kernels/exercise/TRACK/STAGE.toml` (see [`crate::exercise_page`]);
 //! - `{{#sass ID [KERNEL] [anchor=NAME]}}`: what the compiler made of a
 //!   kernel, from `results/sass/ID.json`, the instructions compiled from
-//!   the anchor's lines highlighted (see [`crate::sass_view`]);
+//!   the anchor's lines highlighted (see [`crate::artifacts::sass`]);
 //! - `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`: one count of that
 //!   listing in prose (WHAT: `instructions`, `predicated`, `branches`,
 //!   `division`, `registers`);
 //! - `{{#sanitizer ID CHECK SIZE}}`: what compute-sanitizer's CHECK found
 //!   in a run of the example at SIZE, from
-//!   `results/sanitizer/ID/CHECK-N.json` (see [`crate::sanitizer_view`]);
+//!   `results/sanitizer/ID/CHECK-N.json` (see [`crate::artifacts::sanitizer`]);
 //! - `{{#host ID SIZE}}`: the host programs of `bench/host/` in three
 //!   languages, each with the command that ran it for the example at SIZE
 //!   and what it printed, from `results/host/ID/LANGUAGE.json` (see
-//!   [`crate::host_view`]);
+//!   [`crate::artifacts::host`]);
 //! - `{{#allreduce GPUS}}`: the all-reduce across GPUS GPUs (chart of bus
 //!   bandwidth against message size, table, facts) from
 //!   `results/allreduce/<model>-<GPUS>gpu.json`, and
 //!   `{{#allreduce_figure GPUS IMPL FIELD SIZE}}` one figure of it (see
-//!   [`crate::allreduce_view`]; arguments in [`allreduce`]).
+//!   [`crate::artifacts::allreduce`], its arguments too).
+//!
+//! The arguments that belong to a stored-artifact kind (a SASS target and
+//! count, a profiler metric, a sanitizer check, a peers problem, the
+//! all-reduce's GPUs, implementation, figure and message) are read by the
+//! kind's module of [`crate::artifacts`], with its typed mistakes; [`parse`]
+//! dispatches to them. [`check`] lists the directives' mistakes that need
+//! no GPU.
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 

@@ -27,6 +27,16 @@
 //! renderer shares (tables, charts, markup);
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
+//!
+//! The modules form layers, imports pointing down only (checked by
+//! `scripts/modgraph.py`, which lists each layer's modules): base (leaf
+//! helpers, [`config`], [`stored`]) < book ([`scan`], [`catalog`],
+//! [`names`], [`directive_syntax`]) < settle ([`compile_step`],
+//! [`measure`], [`results`]) < [`render`] < [`artifacts`] (no kind
+//! importing another) < [`directives`] < pages ([`values`],
+//! [`status_page`], [`evidence`], [`page`], exercises) < pass
+//! ([`book_pass`], [`cmd`]).
+//!
 //! A staged exercise's `{{#exercise}}` has its kernels registered by
 //! [`catalog::exercises`], its gates judged by [`exercise_gates`] and its stage laid
 //! out by [`exercise_page`].

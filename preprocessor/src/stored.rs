@@ -64,6 +64,18 @@ pub enum StoredError {
     },
 }
 
+impl StoredError {
+    /// The reason without what an absent file's absence means
+    /// (`results/x.json does not exist; run ...` without `not measured: `),
+    /// for a panel whose heading already says it; the whole reason otherwise.
+    pub fn detail(&self) -> String {
+        match self {
+            StoredError::Absent { shown, fix, .. } => format!("{shown} does not exist; {fix}"),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// The folder of stored reports (the results store).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredReports {

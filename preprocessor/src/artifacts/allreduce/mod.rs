@@ -94,7 +94,7 @@ pub struct AllreduceView {
     /// The report's file as messages show it.
     pub file: String,
     /// The report, or why there is none (with the command that makes it).
-    pub stored: Result<Stored, String>,
+    pub stored: Result<Stored, StoredError>,
 }
 
 /// A stored report and whether it still describes the book.
@@ -112,7 +112,7 @@ impl AllreduceView {
     /// be read, or is stale.
     pub fn problem(&self) -> Option<String> {
         match &self.stored {
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
             Ok(Stored {
                 stale: Some(reason),
                 ..
@@ -138,12 +138,10 @@ pub fn view(gpus: usize, results: &Results<'_>) -> AllreduceView {
     AllreduceView {
         gpus,
         file: stored.shown(&relative_path(target, gpus)),
-        stored: read(stored, gpus)
-            .map(|report| Stored {
-                stale: staleness(&report, gpus, target, &kernels_key_now(stored)),
-                report,
-            })
-            .map_err(|e| e.to_string()),
+        stored: read(stored, gpus).map(|report| Stored {
+            stale: staleness(&report, gpus, target, &kernels_key_now(stored)),
+            report,
+        }),
     }
 }
 

@@ -267,7 +267,7 @@ pub fn html(view: &AllreduceView) -> Markup {
                     span.cm-verdict { (view.title()) ": not measured" }
                 }
                 "\n"
-                p.cm-note { (code_spans(reason.strip_prefix("not measured: ").unwrap_or(reason))) "." }
+                p.cm-note { (code_spans(&reason.detail())) "." }
                 "\n"
             }
         },
@@ -324,7 +324,7 @@ pub fn markdown(view: &AllreduceView) -> String {
             return format!(
                 "**{}:** not measured. *{}.*\n",
                 view.title(),
-                cell(reason.strip_prefix("not measured: ").unwrap_or(reason))
+                cell(&reason.detail())
             );
         }
         Ok(s) => s,

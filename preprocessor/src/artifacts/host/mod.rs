@@ -110,7 +110,7 @@ pub struct Tab {
     /// The record's file as messages show it.
     pub file: String,
     /// Its run, or why there is none (`not run yet: ...`).
-    pub run: Result<Run, String>,
+    pub run: Result<Run, StoredError>,
 }
 
 /// A stored run of one program.
@@ -185,7 +185,7 @@ impl Tab {
     pub fn problem(&self) -> Option<String> {
         match &self.run {
             Ok(run) => run.stale.clone(),
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
         }
     }
 
@@ -258,12 +258,10 @@ pub fn evaluate(
         let file = results
             .stored()
             .shown(&host::relative_path(id, language.key));
-        let run = read(results.stored(), id, language.key)
-            .map(|record| {
-                let stale = staleness(&record, &language, &bytes, id, key, size, &file);
-                Run { record, stale }
-            })
-            .map_err(|e| e.to_string());
+        let run = read(results.stored(), id, language.key).map(|record| {
+            let stale = staleness(&record, &language, &bytes, id, key, size, &file);
+            Run { record, stale }
+        });
         tabs.push(Tab {
             language,
             code: String::from_utf8_lossy(&bytes).into_owned(),

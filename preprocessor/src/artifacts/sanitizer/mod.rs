@@ -97,7 +97,7 @@ pub struct SanitizerView {
     /// The report's file as messages show it.
     pub file: String,
     /// The report, or why there is none.
-    pub stored: Result<Stored, String>,
+    pub stored: Result<Stored, StoredError>,
 }
 
 /// A stored report with the code its places point at.
@@ -136,7 +136,7 @@ impl SanitizerView {
     pub fn problem(&self) -> Option<String> {
         match &self.stored {
             Ok(stored) => stored.stale.clone(),
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
         }
     }
 
@@ -218,7 +218,7 @@ pub fn evaluate(
         .stored()
         .shown(&sanitizer::relative_path(id, check, size));
     let stored = match read(results.stored(), id, check, size) {
-        Err(reason) => Err(reason.to_string()),
+        Err(reason) => Err(reason),
         Ok(report) if report.example != id || report.check != check || report.size() != size => {
             return Err(Shown::Unmeasured(format!(
                 "{file} holds {} of `{}` at {}, not {check} of `{id}` at {}; {RESANITIZE}",

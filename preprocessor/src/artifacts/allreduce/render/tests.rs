@@ -173,7 +173,11 @@ fn html_panels() {
     let missing = html(&AllreduceView {
         gpus: 4,
         file: "results/allreduce/nvidia-h200-4gpu.json".into(),
-        stored: Err("not measured: results/allreduce/nvidia-h200-4gpu.json does not exist; run `cuda-runner allreduce --gpus 4` in the book's root on a machine with 4 GPUs and commit results/allreduce/".into()),
+        stored: Err(crate::stored::StoredError::Absent {
+            absent: "not measured",
+            shown: "results/allreduce/nvidia-h200-4gpu.json".into(),
+            fix: super::super::reallreduce(4),
+        }),
     })
     .into_string();
     assert!(

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The module rule: in each crate listed below, no cycle among its top-level
-modules, and in a layered crate no module importing from a layer above its
-own. scripts/test runs it; `scripts/modgraph.py --self-test` shows it
+modules, in a layered crate no module importing from a layer above its
+own, and in a folder listed in SIBLINGS no submodule importing another
+(the plugin's artifact kinds). scripts/test runs it; `scripts/modgraph.py --self-test` shows it
 failing on a planted upward import (under both forms of layers), a planted
 cycle and a module outside the layers; `--crate DIR` (repeatable) checks
 only the crates named.
@@ -83,10 +84,64 @@ CORE_LAYERS = {
     ],
 }
 
+# The plugin's layers (preprocessor/src, a flat crate), bottom first:
+# - base: leaf helpers and the plugin's settings, the results folder.
+# - book: reading the book: chapters, where each byte came from, the
+#   `{{#...}}` of a chapter, the catalog of examples and the names it knows.
+# - settle: compiling and settling each example's outcome, and the
+#   results directives read.
+# - render: what every renderer shares (tables, charts, example panels).
+# - artifacts: one module per stored-artifact kind (sass, profile,
+#   sanitizer, host, peers, repeatability, allreduce), each reading its
+#   arguments and file, judging and rendering it; no kind imports another
+#   (SIBLINGS below).
+# - directives: parsing every directive, dispatching the kinds' arguments.
+# - pages: evaluating and rendering directives, the status page, the
+#   evidence it lists, exercises.
+# - pass: the book's pass and the commands.
+PLUGIN_LAYERS = {
+    "base": [
+        "chapter_links",
+        "compile_cache",
+        "compile_run",
+        "config",
+        "fence_info",
+        "figures",
+        "markup",
+        "outcome",
+        "report",
+        "shown",
+        "splice",
+        "stored",
+    ],
+    "book": ["scan", "source_map", "directive_syntax", "catalog", "names", "book_files"],
+    "settle": ["compile_step", "measure", "results"],
+    "render": ["render"],
+    "artifacts": ["artifacts"],
+    "directives": ["directives"],
+    "pages": [
+        "status_page",
+        "evidence",
+        "values",
+        "evidence_judge",
+        "exercise_gates",
+        "page",
+        "exercise_page",
+    ],
+    "pass": ["book_pass", "cmd"],
+}
+
 CRATES = {
     "runner/core/src": CORE_LAYERS,
-    "preprocessor/src": None,
+    "preprocessor/src": PLUGIN_LAYERS,
     "runner/src": None,
+}
+
+# crate source folder -> folder modules whose submodules are siblings that
+# never import one another (each stored-artifact kind stands alone; what
+# they share sits in the folder's own mod.rs or below the folder).
+SIBLINGS = {
+    "preprocessor/src": ["artifacts"],
 }
 
 CFG_TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
@@ -247,6 +302,39 @@ def check_crate(src_dir, layers):
     return problems
 
 
+def check_siblings(src_dir, folder):
+    """Sentences for each submodule of `folder` that imports another:
+    `crate::folder::other`, or `super::other` from its mod.rs (or its
+    file), `super::super::other` one level deeper."""
+    problems = []
+    base = os.path.join(src_dir, folder)
+    if not os.path.isdir(base):
+        return [f"{src_dir}: {folder}/ is listed in SIBLINGS but is no folder; drop it (scripts/modgraph.py)"]
+    test_only = test_only_files(src_dir)
+    kinds = sorted(
+        {e.removesuffix(".rs") for e in os.listdir(base) if e != "mod.rs" and (e.endswith(".rs") or os.path.isdir(os.path.join(base, e)))}
+    )
+    for rel in rust_files(src_dir):
+        parts = rel.split(os.sep)
+        if parts[0] != folder or len(parts) < 2 or parts[1] == "mod.rs" or is_test_only(rel, test_only):
+            continue
+        own = parts[1].removesuffix(".rs")
+        depth = len(parts) - 2 if parts[-1] == "mod.rs" or len(parts) == 2 else len(parts) - 1
+        text = strip_cfg_test_blocks(strip_comments(open(os.path.join(src_dir, rel), encoding="utf-8").read()))
+        ups = r"super::" * depth
+        pattern = rf"\bcrate::{folder}::(\{{[^}}]*\}}|\w+)" + (rf"|(?<![\w:]){ups}(\{{[^}}]*\}}|\w+)" if depth else "")
+        for m in re.finditer(pattern, text):
+            group = m.group(1) or m.group(2) or ""
+            names = re.findall(r"(?:^|[{,])\s*(\w+)", group) if group.startswith("{") else [group]
+            for name in names:
+                if name in kinds and name != own:
+                    problems.append(
+                        f"{src_dir}/{rel}: `{folder}::{own}` imports `{folder}::{name}`; the modules of {folder}/ stand alone: "
+                        f"move what they share into {folder}/mod.rs or below {folder}/"
+                    )
+    return problems
+
+
 def cycles(graph):
     """Strongly connected components of more than one module (Tarjan)."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -346,9 +434,27 @@ def self_test():
     found = check_crate(crate(mapped), {"model": ["size", "gone"], "store": ["record", "size"]})
     assert any("`gone`, which is no module" in p for p in found), found
     assert any("`size` is in two layers" in p for p in found), found
+    kinds = {
+        "lib.rs": "mod artifacts;\n",
+        "artifacts/mod.rs": "pub mod a; pub mod b;\npub struct Shared;\n",
+        "artifacts/a/mod.rs": "use super::Shared;\nmod view;\n#[cfg(test)]\nmod tests { use crate::artifacts::b; }\n",
+        "artifacts/a/view.rs": "use super::super::Shared;\n",
+        "artifacts/b.rs": "use crate::artifacts::Shared;\n",
+    }
+    assert check_siblings(crate(kinds), "artifacts") == [], check_siblings(crate(kinds), "artifacts")
+    for rel, text in [
+        ("artifacts/a/view.rs", "use super::super::b::Thing;\n"),
+        ("artifacts/b.rs", "use crate::artifacts::{Shared, a};\n"),
+        ("artifacts/a/mod.rs", "use super::b;\nmod view;\n"),
+    ]:
+        planted = dict(kinds)
+        planted[rel] = text
+        found = check_siblings(crate(planted), "artifacts")
+        assert len(found) == 1 and "the modules of artifacts/ stand alone" in found[0], (rel, found)
     print(
         "modgraph self-test: an upward import (folder and mapped layers), a cycle, a module outside "
-        "the layers, a module in two and a listed name that is no module each fail the rule"
+        "the layers, a module in two, a listed name that is no module and one artifact kind importing "
+        "another each fail the rule"
     )
 
 
@@ -368,6 +474,8 @@ def main():
     for src_dir, layers in crates.items():
         os.chdir(root)
         problems += check_crate(src_dir, layers)
+        for folder in SIBLINGS.get(src_dir, []):
+            problems += check_siblings(src_dir, folder)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:

@@ -18,36 +18,44 @@
 //!   `kernels/exercise/TRACK/STAGE.toml` (see [`crate::exercise_page`]);
 //! - `{{#sass ID [KERNEL] [anchor=NAME]}}`: what the compiler made of a
 //!   kernel, from `results/sass/ID.json`, the instructions compiled from
-//!   the anchor's lines highlighted (see [`crate::sass_view`]);
+//!   the anchor's lines highlighted (see [`crate::artifacts::sass`]);
 //! - `{{#sass_count ID [KERNEL] [anchor=NAME] WHAT}}`: one count of that
 //!   listing in prose (WHAT: `instructions`, `predicated`, `branches`,
 //!   `division`, `registers`);
 //! - `{{#sanitizer ID CHECK SIZE}}`: what compute-sanitizer's CHECK found
 //!   in a run of the example at SIZE, from
-//!   `results/sanitizer/ID/CHECK-N.json` (see [`crate::sanitizer_view`]);
+//!   `results/sanitizer/ID/CHECK-N.json` (see [`crate::artifacts::sanitizer`]);
 //! - `{{#host ID SIZE}}`: the host programs of `bench/host/` in three
 //!   languages, each with the command that ran it for the example at SIZE
 //!   and what it printed, from `results/host/ID/LANGUAGE.json` (see
-//!   [`crate::host_view`]);
+//!   [`crate::artifacts::host`]);
 //! - `{{#allreduce GPUS}}`: the all-reduce across GPUS GPUs (chart of bus
 //!   bandwidth against message size, table, facts) from
 //!   `results/allreduce/<model>-<GPUS>gpu.json`, and
 //!   `{{#allreduce_figure GPUS IMPL FIELD SIZE}}` one figure of it (see
-//!   [`crate::allreduce_view`]; arguments in [`allreduce`]).
+//!   [`crate::artifacts::allreduce`], its arguments too).
+//!
+//! The arguments that belong to a stored-artifact kind (a SASS target and
+//! count, a profiler metric, a sanitizer check, a peers problem, the
+//! all-reduce's GPUs, implementation, figure and message) are read by the
+//! kind's module of [`crate::artifacts`], with its typed mistakes; [`parse`]
+//! dispatches to them. [`check`] lists the directives' mistakes that need
+//! no GPU.
 //!
 //! Directives inside code (blocks or inline spans) are literal text.
 
-use crate::scan::{ChapterScan, LineIndex};
+pub use crate::artifacts::allreduce::AllreduceField;
+pub use crate::artifacts::sass::{SassCount, SassTarget};
+use crate::artifacts::{allreduce, peers, profile, sanitizer, sass};
+use crate::directive_syntax::{form_name, occurrences, usage};
+use crate::scan::ChapterScan;
 use cuda_measured_core::dims::Written;
 #[cfg(test)]
 use cuda_measured_core::size::Size;
 use cuda_measured_core::suggest::{closest, message};
-use regex::Regex;
 use std::ops::Range;
-use std::sync::LazyLock;
 
-pub mod allreduce;
-pub use allreduce::AllreduceField;
+pub mod check;
 
 /// Which figure `{{#measured}}` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,56 +168,6 @@ impl CeilingField {
             "copy" => CeilingField::Copy,
             "floor" => CeilingField::Floor,
             other => CeilingField::Named(Self::WORDS[3..].iter().find(|w| **w == other)?),
-        })
-    }
-}
-
-/// Which kernel of which example a `{{#sass}}` or `{{#sass_count}}`
-/// reads, and which part of its source it is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SassTarget {
-    /// Example id.
-    pub id: String,
-    /// The kernel, when the example has several.
-    pub kernel: Option<String>,
-    /// The anchor whose lines are highlighted and counted.
-    pub anchor: Option<String>,
-}
-
-/// Which count `{{#sass_count}}` gives (the rules in
-/// `cuda_measured_core::sass_counts`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SassCount {
-    /// Instructions (padding left out).
-    Instructions,
-    /// Instructions under a predicate, branches not included.
-    Predicated,
-    /// Branches.
-    Branches,
-    /// Instructions of integer division or modulo sequences.
-    Division,
-    /// Registers per thread of the kernel.
-    Registers,
-}
-
-impl SassCount {
-    const NAMES: &'static str = "instructions, predicated, branches, division or registers";
-    const WORDS: [&'static str; 5] = [
-        "instructions",
-        "predicated",
-        "branches",
-        "division",
-        "registers",
-    ];
-
-    fn parse(word: &str) -> Option<Self> {
-        Some(match word {
-            "instructions" => SassCount::Instructions,
-            "predicated" => SassCount::Predicated,
-            "branches" => SassCount::Branches,
-            "division" => SassCount::Division,
-            "registers" => SassCount::Registers,
-            _ => return None,
         })
     }
 }
@@ -395,32 +353,22 @@ const OWNED_PREFIXES: [&str; 14] = [
     "sanit", "host", "allred",
 ];
 
-static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\{\{\s*#([A-Za-z0-9_]+)([^}]*)\}\}").expect("directive pattern compiles")
-});
-
 /// Finds this preprocessor's directives outside code.
 pub fn find(content: &str, scan: &ChapterScan) -> Vec<Found> {
-    let lines = LineIndex::new(content);
-    let mut out = Vec::new();
-    for caps in DIRECTIVE.captures_iter(content) {
-        let whole = caps.get(0).expect("group 0 always matches");
-        let name = &caps[1];
-        let escaped = content[..whole.start()].ends_with('\\');
-        let ours = OWNED_PREFIXES.iter().any(|p| name.starts_with(p))
-            || (!MDBOOK_DIRECTIVES.contains(&name) && closest(name, known_names()).is_some());
-        if escaped || !ours || scan.in_code(whole.start()) {
-            continue;
-        }
-        let args: Vec<&str> = caps[2].split_whitespace().collect();
-        out.push(Found {
-            range: whole.range(),
-            line: lines.line_of(whole.start()),
-            text: whole.as_str().to_string(),
-            parsed: parse(name, &args),
-        });
-    }
-    out
+    occurrences(content, scan)
+        .into_iter()
+        .filter(|o| {
+            OWNED_PREFIXES.iter().any(|p| o.name.starts_with(p))
+                || (!MDBOOK_DIRECTIVES.contains(&o.name)
+                    && closest(o.name, known_names()).is_some())
+        })
+        .map(|o| Found {
+            parsed: parse(o.name, &o.args),
+            range: o.range,
+            line: o.line,
+            text: o.text.to_string(),
+        })
+        .collect()
 }
 
 /// Parses a directive's name and arguments.
@@ -483,36 +431,15 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
         )),
         ("profile", [id, metric, n]) => Ok(Directive::Profile {
             id: id.to_string(),
-            metric: cuda_measured_core::profile::metric_named(metric).ok_or_else(|| {
-                let names: Vec<&str> = cuda_measured_core::profile::METRICS
-                    .iter()
-                    .map(|(short, _)| *short)
-                    .collect();
-                message(
-                    &format!("`{metric}` is not a profiler metric"),
-                    metric,
-                    names.iter().copied(),
-                    &format!(
-                        "use {} or a full Nsight Compute metric name",
-                        names.join(", ")
-                    ),
-                )
-            })?,
+            metric: profile::parse_metric(metric).map_err(|e| e.to_string())?,
             size: size(n)?,
         }),
-        ("profile", _) => Err(usage(
-            "profile ID METRIC SIZE",
-            "METRIC is dram, sm, memory, occupancy, instructions, bank_conflicts, registers, time or a full Nsight Compute metric name, e.g. {{#profile reductions/stride dram 2^28}}",
-        )),
+        ("profile", _) => Err(profile::usage()),
         ("gpu", []) => Ok(Directive::Gpu),
         ("gpu", _) => Err(usage("gpu", "it takes no arguments")),
-        ("peers", [problem]) if is_problem_name(problem) => Ok(Directive::Peers {
-            problem: problem.to_string(),
-        }),
-        ("peers", _) => Err(usage(
-            "peers PROBLEM",
-            "one problem name such as sum_f32, read from results/peers/PROBLEM.json",
-        )),
+        ("peers", args) => peers::parse(args)
+            .map(|problem| Directive::Peers { problem })
+            .map_err(|e| e.to_string()),
         ("repeatability", []) => Ok(Directive::Repeatability),
         ("repeatability", _) => Err(usage("repeatability", "it takes no arguments")),
         ("status", []) => Ok(Directive::Status),
@@ -524,119 +451,36 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
             "exercise TRACK/STAGE",
             "one stage, read from kernels/exercise/TRACK/STAGE.toml, e.g. {{#exercise reduction/stage3}}",
         )),
-        ("sass", [id, rest @ ..]) => Ok(Directive::Sass(sass_target(id, rest, SASS_USAGE)?)),
-        ("sass", []) => Err(SASS_USAGE.usage()),
-        ("sass_count", [id, rest @ .., what]) => {
-            let what_word = what;
-            let what = SassCount::parse(what).ok_or_else(|| {
-                message(
-                    &format!("`{what_word}` is not a count"),
-                    what_word,
-                    SassCount::WORDS,
-                    &format!("end {{{{#sass_count}}}} with {}", SassCount::NAMES),
-                )
-            })?;
-            let target = sass_target(id, rest, SASS_COUNT_USAGE)?;
-            if what == SassCount::Registers && target.anchor.is_some() {
-                return Err(
-                    "registers are counted for the whole kernel: drop `anchor=` from {{#sass_count ... registers}}"
-                        .into(),
-                );
-            }
-            Ok(Directive::SassCount { target, what })
-        }
-        ("sass_count", _) => Err(SASS_COUNT_USAGE.usage()),
-        ("sanitizer", [id, check, n]) => {
-            let checks = cuda_measured_core::sanitizer::CHECKS;
-            if !checks.contains(check) {
-                return Err(message(
-                    &format!("`{check}` is not a compute-sanitizer check"),
-                    check,
-                    checks.iter().copied(),
-                    &format!("use {}", checks.join(", ")),
-                ));
-            }
-            Ok(Directive::Sanitizer {
-                id: id.to_string(),
-                check: check.to_string(),
-                size: size(n)?,
-            })
-        }
-        ("sanitizer", _) => Err(usage(
-            "sanitizer ID CHECK SIZE",
-            "CHECK is racecheck, memcheck, synccheck or initcheck, e.g. {{#sanitizer exercise/reduction/stage3_missing_sync racecheck 2^22}}",
-        )),
+        ("sass", args) => sass::parse(args)
+            .map(Directive::Sass)
+            .map_err(|e| e.to_string()),
+        ("sass_count", args) => sass::parse_count(args)
+            .map(|(target, what)| Directive::SassCount { target, what })
+            .map_err(|e| e.to_string()),
+        ("sanitizer", [id, check, n]) => Ok(Directive::Sanitizer {
+            id: id.to_string(),
+            check: sanitizer::parse_check(check).map_err(|e| e.to_string())?,
+            size: size(n)?,
+        }),
+        ("sanitizer", _) => Err(sanitizer::usage()),
         ("host", [id, n]) => Ok(Directive::Host {
             id: id.to_string(),
             size: size(n)?,
         }),
-        ("allreduce", args) => allreduce::report(args),
-        ("allreduce_figure", args) => allreduce::figure(args),
-        ("host", _) => Err(usage(
-            "host ID SIZE",
-            "the host programs of bench/host for example ID at SIZE, e.g. {{#host exercise/reduction/stage3_solution 2^22}}",
-        )),
+        ("host", _) => Err(crate::artifacts::host::usage()),
+        ("allreduce", args) => allreduce::parse_report(args)
+            .map(|gpus| Directive::Allreduce { gpus })
+            .map_err(|e| e.to_string()),
+        ("allreduce_figure", args) => allreduce::parse_figure(args)
+            .map(|f| Directive::AllreduceFigure {
+                gpus: f.gpus,
+                implementation: f.implementation,
+                field: f.field,
+                bytes: f.bytes,
+            })
+            .map_err(|e| e.to_string()),
         _ => Err(unknown_directive(name)),
     }
-}
-
-/// A directive's form and what to say about it when it is misused.
-#[derive(Debug, Clone, Copy)]
-struct Usage {
-    form: &'static str,
-    hint: &'static str,
-}
-
-impl Usage {
-    fn usage(&self) -> String {
-        usage(self.form, self.hint)
-    }
-}
-
-const SASS_USAGE: Usage = Usage {
-    form: "sass ID [KERNEL] [anchor=NAME]",
-    hint: "alone on its line; KERNEL when the example has several, NAME an anchor of its source, e.g. {{#sass reductions/stride_tree anchor=fold}}",
-};
-
-const SASS_COUNT_USAGE: Usage = Usage {
-    form: "sass_count ID [KERNEL] [anchor=NAME] WHAT",
-    hint: "WHAT is instructions, predicated, branches, division or registers, e.g. {{#sass_count reductions/interleaved_tree anchor=fold division}}",
-};
-
-/// The example, kernel and anchor of a `{{#sass}}` or `{{#sass_count}}`:
-/// after the id, at most one kernel name and at most one `anchor=NAME`,
-/// in either order.
-fn sass_target(id: &str, rest: &[&str], form: Usage) -> Result<SassTarget, String> {
-    let mut target = SassTarget {
-        id: id.to_string(),
-        kernel: None,
-        anchor: None,
-    };
-    if id.contains('=') {
-        return Err(form.usage());
-    }
-    for word in rest {
-        match word.split_once('=') {
-            Some(("anchor", name)) if !name.is_empty() && target.anchor.is_none() => {
-                target.anchor = Some(name.to_string());
-            }
-            Some(("anchor", _)) => return Err(form.usage()),
-            Some((key, _)) => {
-                return Err(message(
-                    &format!(
-                        "`{key}=` is not an attribute of {{{{#{}}}}}",
-                        form_name(form.form)
-                    ),
-                    key,
-                    ["anchor"],
-                    &format!("write `{{{{#{}}}}}`", form.form),
-                ));
-            }
-            None if target.kernel.is_none() => target.kernel = Some(word.to_string()),
-            None => return Err(form.usage()),
-        }
-    }
-    Ok(target)
 }
 
 /// An unknown directive, with the one most likely meant (a typo, or a
@@ -651,12 +495,6 @@ fn unknown_directive(name: &str) -> String {
         Some(form) => format!("{what}; did you mean `{form}`?"),
         None => format!("{what}: this book knows {}", KNOWN.join(", ")),
     }
-}
-
-/// The name in a directive's form: `measured` in `{{#measured ID FIELD SIZE}}`.
-fn form_name(form: &str) -> &str {
-    let rest = form.trim_start_matches("{{#");
-    rest.split([' ', '}']).next().unwrap_or(rest)
 }
 
 /// The names of this book's directives.
@@ -686,19 +524,6 @@ const KNOWN: [&str; 16] = [
     "{{#allreduce GPUS}}",
     "{{#allreduce_figure GPUS IMPL FIELD SIZE}}",
 ];
-
-/// A problem name as the runner's problems are named (`sum_f32`): it
-/// becomes a file name, so nothing that could leave the peers folder.
-fn is_problem_name(word: &str) -> bool {
-    !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-fn usage(form: &str, hint: &str) -> String {
-    format!("write `{{{{#{form}}}}}` ({hint})")
-}
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,8 @@
 //! The state is never judged here but by [`crate::evidence_judge`]
 //! (`Evidence::new`), which evaluates each directive as its page does.
 
+use crate::artifacts::SESSION;
+pub use crate::artifacts::{Kind, State};
 use crate::chapter_links::link;
 use crate::directives::Directive;
 use crate::figures;
@@ -19,88 +21,6 @@ mod sections;
 mod uses;
 pub use sections::{section_anchors, section_at};
 pub use uses::uses;
-
-/// What kind of evidence a file is, in the order the page groups them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
-    /// `results/profile/<id>/<n>.json`.
-    Profile,
-    /// `results/sass/<id>.json`.
-    Sass,
-    /// `results/sanitizer/<id>/<check>-<n>.json`.
-    Sanitizer,
-    /// `results/host/<id>/<language>.json`.
-    Host,
-    /// `results/peers/<problem>.json`.
-    Peers,
-    /// `results/repeatability.json`.
-    Repeatability,
-    /// `results/allreduce/<model>-<k>gpu.json`, made on a machine with k
-    /// GPUs.
-    Allreduce(usize),
-}
-
-impl Kind {
-    /// `Nsight Compute profile`, the group's name.
-    pub fn word(self) -> &'static str {
-        match self {
-            Kind::Profile => "Nsight Compute profile",
-            Kind::Sass => "SASS listing",
-            Kind::Sanitizer => "compute-sanitizer report",
-            Kind::Host => "host-program run",
-            Kind::Peers => "peers comparison",
-            Kind::Repeatability => "repeatability report",
-            Kind::Allreduce(_) => "all-reduce report",
-        }
-    }
-
-    /// The command that makes the file again.
-    pub fn command(self) -> String {
-        match self {
-            Kind::Profile => SESSION.to_string() + "profile",
-            Kind::Sass => "scripts/sass".into(),
-            Kind::Sanitizer => SESSION.to_string() + "sanitize",
-            Kind::Host => SESSION.to_string() + "host",
-            Kind::Peers => SESSION.to_string() + "peers",
-            Kind::Repeatability => SESSION.to_string() + "book2",
-            Kind::Allreduce(gpus) => crate::stored::allreduce_command(gpus),
-        }
-    }
-
-    /// Whether its command needs a GPU machine.
-    pub fn needs_gpu(self) -> bool {
-        self != Kind::Sass
-    }
-}
-
-/// The GPU session's command, before its stage.
-const SESSION: &str = "bench/gpu-session.sh OUTDIR ";
-
-/// Where a stored file stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum State {
-    /// It describes the book as it is.
-    Current,
-    /// It exists but describes earlier code, another size or program, or
-    /// cannot be read.
-    Stale,
-    /// It does not exist.
-    Missing,
-    /// A directive using it names what the book does not have.
-    Error,
-}
-
-impl State {
-    /// `current`, `stale`, `missing`, `error`.
-    pub fn word(self) -> &'static str {
-        match self {
-            State::Current => "current",
-            State::Stale => "stale",
-            State::Missing => "missing",
-            State::Error => "error",
-        }
-    }
-}
 
 /// A directive of the book and where it is.
 #[derive(Debug, Clone, PartialEq)]

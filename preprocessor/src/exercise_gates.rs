@@ -7,7 +7,6 @@
 use crate::figures;
 use crate::outcome::status_words;
 use crate::results::Results;
-use crate::values;
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, Stage};
 use cuda_measured_core::record::{Record, SizeResult, Status};
@@ -301,7 +300,7 @@ pub fn needs(kind: &GateKind, stage: &Stage, results: &Results<'_>) -> String {
 /// The short name of a peer as the stored comparison names it.
 fn peer_name(peer: &str, stage: &Stage, results: &Results<'_>) -> String {
     problem_of(stage.solution.id(), results)
-        .and_then(|problem| results.stored().peers(&problem).ok())
+        .and_then(|problem| crate::artifacts::peers::read(results.stored(), &problem).ok())
         .and_then(|report| {
             report
                 .peer_info
@@ -350,18 +349,16 @@ fn counter(
     results: &Results<'_>,
 ) -> Result<(f64, String, String), Unavailable> {
     let metric = cuda_measured_core::profile::metric_named(short).unwrap_or_default();
-    let (profile, found) =
-        values::profile_values(id, &metric, Dims::n(size.0), results).map_err(|reason| {
-            Unavailable {
-                reason,
-                waits: values::profile_awaits(id, Dims::n(size.0), results),
-            }
+    let (profile, found) = crate::artifacts::profile::values(id, &metric, Dims::n(size.0), results)
+        .map_err(|reason| Unavailable {
+            reason: reason.to_string(),
+            waits: crate::artifacts::profile::awaits(id, Dims::n(size.0), results),
         })?;
     match found.as_slice() {
         [(_, m)] => Ok((
             m.value,
             cuda_measured_core::profile::shown(m),
-            values::profile_title(&profile, &metric),
+            crate::artifacts::profile::title(&profile, &metric),
         )),
         many => Err(Unavailable {
             reason: format!(
@@ -510,7 +507,8 @@ fn peer_time(
     };
     let problem = problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id)))?;
     let file = results.stored().shown(&format!("peers/{problem}.json"));
-    let report = results.stored().peers(&problem).map_err(refuse)?;
+    let report = crate::artifacts::peers::read(results.stored(), &problem)
+        .map_err(|e| refuse(e.to_string()))?;
     let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
     if report.gpu != gpu {
         return Err(refuse(format!(
@@ -542,6 +540,8 @@ fn peer_time(
         ),
     ))
 }
+
+pub mod render;
 
 #[cfg(test)]
 mod tests;

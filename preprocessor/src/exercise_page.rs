@@ -9,9 +9,10 @@
 //! gate, are problems of the build.
 
 use crate::catalog::exercises::{ExerciseSlot, StageKernels};
+use crate::exercise_gates::render as exercise;
 use crate::exercise_gates::{self, Judged, StageTable};
 use crate::page::Page;
-use crate::render::{self, Panel, Target, exercise};
+use crate::render::{self, Panel, Target};
 use crate::report::{Report, Severity};
 use crate::splice;
 use cuda_measured_core::exercise::{GateKind, Text};

@@ -9,26 +9,39 @@
 //! ([`compile_run`]), cached ([`compile_cache`]), and holds each to its
 //! declaration (`cuda_measured_core::compile_judge`); [`measure`] settles each [`outcome`]
 //! from the results store and, where the [`config`] mode allows, a GPU;
-//! [`stored`] reads the reports a measuring session leaves next to the
-//! records (peers, repeatability);
-//! [`values`] evaluates directives against the book's [`results`]
-//! ([`status_page`] the rows of `{{#status}}`, [`sass_view`] the SASS
-//! listings of `{{#sass}}`, [`sanitizer_view`] compute-sanitizer's findings
-//! of `{{#sanitizer}}`, [`host_view`] the host programs of `{{#host}}`,
-//! [`allreduce_view`] the all-reduce reports of `{{#allreduce}}`, each
-//! returning its view or a [`shown`] figure or reason); [`evidence`] holds
-//! the state of every stored file those directives read, for `{{#status}}`,
+//! [`stored`] is the folder of reports left next to the records, and each
+//! kind of stored artifact is one module of [`artifacts`] that reads its
+//! directive's arguments and its file, judges the file against the book
+//! and renders it (SASS listings, profiles, compute-sanitizer reports,
+//! host programs, peers comparisons, the repeatability report and the
+//! all-reduce reports), returning its view or a [`shown`] figure or
+//! reason; [`directive_syntax`] finds the `{{#...}}` of a chapter;
+//! [`values`] evaluates directives against the book's [`results`],
+//! dispatching to the artifact kinds, and renders what they evaluate to
+//! ([`status_page`] the rows of `{{#status}}`); [`evidence`] holds the
+//! state of every stored file those directives read, for `{{#status}}`,
 //! and [`evidence_judge`] judges it by evaluating them; [`chapter_links`]
 //! links the status page to the chapters;
 //! [`page`] replaces a chapter's directives with their values;
-//! [`render`] writes panels and values;
+//! [`render`] writes the examples' panels and holds the parts every
+//! renderer shares (tables, charts, markup);
 //! [`splice`] puts them in place of the original bytes; [`report`] lists
 //! problems and fails strict builds. [`book_pass`] ties these together.
+//!
+//! The modules form layers, imports pointing down only (checked by
+//! `scripts/modgraph.py`, which lists each layer's modules): base (leaf
+//! helpers, [`config`], [`stored`]) < book ([`scan`], [`catalog`],
+//! [`names`], [`directive_syntax`]) < settle ([`compile_step`],
+//! [`measure`], [`results`]) < [`render`] < [`artifacts`] (no kind
+//! importing another) < [`directives`] < pages ([`values`],
+//! [`status_page`], [`evidence`], [`page`], exercises) < pass
+//! ([`book_pass`], [`cmd`]).
+//!
 //! A staged exercise's `{{#exercise}}` has its kernels registered by
 //! [`catalog::exercises`], its gates judged by [`exercise_gates`] and its stage laid
 //! out by [`exercise_page`].
 
-pub mod allreduce_view;
+pub mod artifacts;
 pub mod book_files;
 pub mod book_pass;
 pub mod catalog;
@@ -38,6 +51,7 @@ pub mod compile_cache;
 pub mod compile_run;
 pub mod compile_step;
 pub mod config;
+pub mod directive_syntax;
 pub mod directives;
 pub mod evidence;
 pub mod evidence_judge;
@@ -46,7 +60,6 @@ pub mod exercise_gates;
 pub mod exercise_page;
 pub mod fence_info;
 pub mod figures;
-pub mod host_view;
 pub mod markup;
 pub mod measure;
 pub mod names;
@@ -55,8 +68,6 @@ pub mod page;
 pub mod render;
 pub mod report;
 pub mod results;
-pub mod sanitizer_view;
-pub mod sass_view;
 pub mod scan;
 pub mod shard;
 pub mod shown;

@@ -5,6 +5,7 @@
 //! where a directive sits on its line. [`crate::book_pass`] rewrites every
 //! chapter with it, [`crate::exercise_page`] a stage's text.
 
+use crate::artifacts::{allreduce, host, sanitizer, sass};
 use crate::directives::{self, Directive, Found};
 use crate::evidence::Evidence;
 use crate::render::{self, Target};
@@ -82,7 +83,7 @@ impl Page<'_> {
                     };
                     report.push(severity, place, &found.text, reason);
                 }
-                render::value(self.target, &value, alone)
+                values::render(self.target, &value, alone)
             }
         }
     }
@@ -142,22 +143,22 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     }
     // A listing waits for scripts/sass, which needs no GPU.
     if let Directive::Sass(target) | Directive::SassCount { target, .. } = directive {
-        return crate::sass_view::awaits_listing(target, results);
+        return sass::awaits_listing(target, results);
     }
     // A sanitizer report and the host runs wait for the GPU machine's
     // `sanitize` and `host` stages.
     if let Directive::Sanitizer { id, check, size } = directive {
         return results
             .size_of(id, size)
-            .is_ok_and(|size| crate::sanitizer_view::awaits_report(id, check, size, results));
+            .is_ok_and(|size| sanitizer::awaits_report(id, check, size, results));
     }
     if let Directive::Host { id, size } = directive {
         return results
             .size_of(id, size)
-            .is_ok_and(|size| crate::host_view::awaits_runs(id, size, results));
+            .is_ok_and(|size| host::awaits_runs(id, size, results));
     }
     if let Directive::Allreduce { gpus } | Directive::AllreduceFigure { gpus, .. } = directive {
-        return crate::allreduce_view::awaits_report(*gpus, results);
+        return allreduce::awaits_report(*gpus, results);
     }
     let catalog = results.catalog();
     let outcomes = results.outcomes();

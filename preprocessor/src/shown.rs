@@ -1,8 +1,8 @@
 //! What a directive shows when it is not a view of a stored artifact: a
 //! figure with its tooltip, or why there is none (not measured, or a
 //! mistake in the directive). The views of stored artifacts
-//! ([`crate::sass_view`], [`crate::sanitizer_view`], [`crate::host_view`],
-//! [`crate::allreduce_view`]) return it where they show no view, and
+//! (the kinds of [`crate::artifacts`]:
+//! SASS, profiles, sanitizer, host, peers, repeatability, all-reduce) return it where they show no view, and
 //! [`crate::values`] turns it into the matching `Value`.
 
 /// A figure, or why a directive shows none.

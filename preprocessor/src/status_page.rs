@@ -3,7 +3,8 @@
 //! `mdbook-cuda status` prints), the GPU and date of its record, a key
 //! figure (the largest timed size's median time and GB/s, or the first
 //! words of what went wrong) and a link to its panel. The rows are built
-//! here from the book's settled outcomes; [`crate::render`] lays them out.
+//! here from the book's settled outcomes; [`html`] and [`markdown`] lay them
+//! out.
 
 use crate::catalog::Catalog;
 use crate::chapter_links::link;
@@ -13,6 +14,9 @@ use crate::outcome::{Outcome, State, status_words};
 use cuda_measured_core::record::{Record, Status};
 use std::collections::HashMap;
 use std::path::Path;
+
+mod render;
+pub use render::{evidence_table, html, markdown, status_table};
 
 /// Words of a message kept in the key figure; the whole message is its
 /// tooltip.

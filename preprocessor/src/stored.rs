@@ -1,51 +1,79 @@
-//! Reports stored next to the examples' records, written by a measuring
-//! session (bench/gpu-session.sh) rather than by the preprocessor: the
-//! comparison with vendor libraries (`results/peers/<problem>.json`), the
-//! repeatability report (`results/repeatability.json`) and the profiles;
-//! and the SASS listings `scripts/sass` writes without a GPU
-//! (`results/sass/<id>.json`); what compute-sanitizer found
-//! (`results/sanitizer/<id>/<check>-<n>.json`) and what the host programs
-//! printed (`results/host/<id>/<language>.json`), with the host programs
-//! themselves (under the book's root); and the all-reduce reports
-//! `cuda-runner allreduce` writes on a machine with several GPUs
-//! (`results/allreduce/<model>-<k>gpu.json`). Read on demand
-//! by the directives that show them; a file that is absent or unreadable
-//! is a reason, worded for the build log, not an error of the build.
+//! The folder of reports stored next to the examples' records, written by
+//! a measuring session (bench/gpu-session.sh), by `scripts/sass` or by
+//! `cuda-runner allreduce` rather than by the preprocessor. Each kind of
+//! report is read by its own module under [`crate::artifacts`] (which
+//! names its file and how to make it again) through [`StoredReports::load`];
+//! a file that is absent or unreadable is a [`StoredError`], worded for the
+//! build log, not an error of the build.
 
-use cuda_measured_core::{allreduce, host, peers, profile, repeatability, sanitizer, sass};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
-/// How to measure a stored report again.
-const REMEASURE: &str = "run bench/gpu-session.sh on a GPU machine";
+/// How to measure a stored report of a GPU session again.
+pub const REMEASURE: &str = "run bench/gpu-session.sh on a GPU machine";
 
-/// How to make a SASS listing again.
-pub const RELIST: &str = "run scripts/sass (no GPU needed) and commit results/sass/";
-
-/// How to run compute-sanitizer again.
-pub const RESANITIZE: &str =
-    "run `bench/gpu-session.sh OUTDIR sanitize` on a GPU machine and commit results/sanitizer/";
-
-/// How to run the host programs again.
-pub const REHOST: &str =
-    "run `bench/gpu-session.sh OUTDIR host` on a GPU machine and commit results/host/";
-
-/// The command that makes the all-reduce report over `gpus` GPUs.
-pub fn allreduce_command(gpus: usize) -> String {
-    format!("cuda-runner allreduce --gpus {gpus}")
+/// Why a stored report of a GPU session that is not current (`stale`
+/// says why) fails a strict build: `results/peers/sum_f32.json: measured
+/// for an earlier version of r/fast; run bench/gpu-session.sh on a GPU
+/// machine`.
+pub fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
+    stale.map(|reason| format!("{file}: {reason}; {REMEASURE}"))
 }
 
-/// How to make the all-reduce report over `gpus` GPUs again.
-pub fn reallreduce(gpus: usize) -> String {
-    let machine = if gpus == 1 {
-        "a GPU".to_string()
-    } else {
-        format!("{gpus} GPUs")
-    };
-    format!(
-        "run `{}` in the book's root on a machine with {machine} and commit results/allreduce/",
-        allreduce_command(gpus)
-    )
+/// Why a stored file cannot be used; each names the file as messages show
+/// it and ends with the command that makes it again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoredError {
+    /// The file does not exist (`absent`: `not measured`, `not run`).
+    #[error("{absent}: {shown} does not exist; {fix}")]
+    Absent {
+        /// What its absence means: `not measured`, `not run yet`.
+        absent: &'static str,
+        /// `results/peers/sum_f32.json`.
+        shown: String,
+        /// How to make it.
+        fix: String,
+    },
+    /// It exists but cannot be read.
+    #[error("{shown} cannot be read ({error}); {fix}")]
+    Unreadable {
+        /// The file as messages show it.
+        shown: String,
+        /// The system's reason.
+        error: String,
+        /// How to make it again.
+        fix: String,
+    },
+    /// It is not JSON of the report this preprocessor reads.
+    #[error("{shown} is not a report this preprocessor reads ({error}); {fix}")]
+    Malformed {
+        /// The file as messages show it.
+        shown: String,
+        /// serde's reason.
+        error: String,
+        /// How to make it again.
+        fix: String,
+    },
+    /// A file under the book's root (a host program) cannot be read.
+    #[error("{rel} cannot be read ({error})")]
+    BookFile {
+        /// Its path under the book's root (`bench/host/host_sum.cu`).
+        rel: String,
+        /// The system's reason.
+        error: String,
+    },
+}
+
+impl StoredError {
+    /// The reason without what an absent file's absence means
+    /// (`results/x.json does not exist; run ...` without `not measured: `),
+    /// for a panel whose heading already says it; the whole reason otherwise.
+    pub fn detail(&self) -> String {
+        match self {
+            StoredError::Absent { shown, fix, .. } => format!("{shown} does not exist; {fix}"),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// The folder of stored reports (the results store).
@@ -73,67 +101,13 @@ impl StoredReports {
         self
     }
 
-    /// The comparison of `problem` with its peers, or why there is none.
-    pub fn peers(&self, problem: &str) -> Result<peers::Report, String> {
-        self.load(&format!("peers/{problem}.json"))
-    }
-
-    /// The Nsight Compute profile of example `id` at size `n` on the
-    /// book's target GPU, or why there is none.
-    pub fn profile(
-        &self,
-        id: &str,
-        n: cuda_measured_core::dims::Dims,
-    ) -> Result<profile::Profile, String> {
-        let target = cuda_measured_core::limits::KnownGpu::target().name;
-        self.load(&profile::relative_path(id, n, target))
-    }
-
-    /// The repeatability report, or why there is none.
-    pub fn repeatability(&self) -> Result<repeatability::Report, String> {
-        self.load("repeatability.json")
-    }
-
-    /// The all-reduce report over `gpus` GPUs of the book's target GPU
-    /// model, or why there is none.
-    pub fn allreduce(&self, gpus: usize) -> Result<allreduce::report::Report, String> {
-        let target = cuda_measured_core::limits::KnownGpu::target().name;
-        self.load_or(
-            &allreduce::report::relative_path(target, gpus),
-            &reallreduce(gpus),
-        )
-    }
-
-    /// The SASS listing of example `id`, or why there is none.
-    pub fn sass(&self, id: &str) -> Result<sass::Listing, String> {
-        self.load_or(&sass::relative_path(id), RELIST)
-    }
-
-    /// What compute-sanitizer's `check` found in example `id` at size `n`,
-    /// or why there is no report.
-    pub fn sanitizer(
-        &self,
-        id: &str,
-        check: &str,
-        n: cuda_measured_core::dims::Dims,
-    ) -> Result<sanitizer::Report, String> {
-        self.load_file(
-            &sanitizer::relative_path(id, check, n),
-            "not run",
-            RESANITIZE,
-        )
-    }
-
-    /// What the host program in `language` printed for example `id`, or
-    /// why there is no record.
-    pub fn host(&self, id: &str, language: &str) -> Result<host::Record, String> {
-        self.load_file(&host::relative_path(id, language), "not run yet", REHOST)
-    }
-
     /// The bytes of a file under the book's root (`bench/host/host_sum.cu`),
     /// or why they cannot be read.
-    pub fn book_file(&self, rel: &str) -> Result<Vec<u8>, String> {
-        std::fs::read(self.root.join(rel)).map_err(|e| format!("{rel} cannot be read ({e})"))
+    pub fn book_file(&self, rel: &str) -> Result<Vec<u8>, StoredError> {
+        std::fs::read(self.root.join(rel)).map_err(|e| StoredError::BookFile {
+            rel: rel.to_string(),
+            error: e.to_string(),
+        })
     }
 
     /// Whether the file `rel` of the store exists (readable or not).
@@ -150,33 +124,34 @@ impl StoredReports {
         }
     }
 
-    fn load<T: DeserializeOwned>(&self, rel: &str) -> Result<T, String> {
-        self.load_or(rel, REMEASURE)
-    }
-
-    /// The file `rel`, or why not, ending with `fix`.
-    fn load_or<T: DeserializeOwned>(&self, rel: &str, fix: &str) -> Result<T, String> {
-        self.load_file(rel, "not measured", fix)
-    }
-
-    /// The file `rel`, or why not: `absent` (`not measured`) when it does
-    /// not exist, ending with `fix`.
-    fn load_file<T: DeserializeOwned>(
+    /// The file `rel` read as a `T`, or why not: `absent` (`not
+    /// measured`) when it does not exist, each reason ending with `fix`.
+    pub fn load<T: DeserializeOwned>(
         &self,
         rel: &str,
-        absent: &str,
+        absent: &'static str,
         fix: &str,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoredError> {
         let shown = self.shown(rel);
+        let fix = fix.to_string();
         let text = match std::fs::read_to_string(self.dir.join(rel)) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("{absent}: {shown} does not exist; {fix}"));
+                return Err(StoredError::Absent { absent, shown, fix });
             }
-            Err(e) => return Err(format!("{shown} cannot be read ({e}); {fix}")),
+            Err(e) => {
+                return Err(StoredError::Unreadable {
+                    shown,
+                    error: e.to_string(),
+                    fix,
+                });
+            }
         };
-        serde_json::from_str(&text)
-            .map_err(|e| format!("{shown} is not a report this preprocessor reads ({e}); {fix}"))
+        serde_json::from_str(&text).map_err(|e| StoredError::Malformed {
+            shown,
+            error: e.to_string(),
+            fix,
+        })
     }
 }
 
@@ -184,32 +159,39 @@ impl StoredReports {
 mod tests {
     use super::*;
 
-    // Present reports load; absent and malformed ones give the file and the fix.
+    // Present files load; absent and malformed ones give the file and the
+    // fix, in the words the build log has always had.
     #[test]
-    fn reads_reports_or_says_why_not() {
+    fn reads_files_or_says_why_not() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("peers")).unwrap();
         std::fs::write(dir.path().join("peers/bad.json"), "{\"schema\": 1}").unwrap();
-        std::fs::write(
-            dir.path().join("repeatability.json"),
-            r#"{"gpu": "G", "measured_at": "2026-05-01T00:00:00Z", "rows": [],
-                "max_abs_diff_pct_over_floor": 0.5, "goal_met": true}"#,
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("good.json"), "[1, 2]").unwrap();
         let stored = StoredReports::new(dir.path(), "results");
-        assert!(stored.repeatability().unwrap().goal_met);
-        let cases = [
-            (
-                stored.peers("sum_f32").unwrap_err(),
-                "not measured: results/peers/sum_f32.json does not exist; run bench/gpu-session.sh",
-            ),
-            (
-                stored.peers("bad").unwrap_err(),
-                "results/peers/bad.json is not a report this preprocessor reads (missing field",
-            ),
-        ];
-        for (got, want) in cases {
-            assert!(got.starts_with(want), "{got}");
-        }
+        let good: Vec<u32> = stored.load("good.json", "not measured", REMEASURE).unwrap();
+        assert_eq!(good, [1, 2]);
+        let absent = stored
+            .load::<Vec<u32>>("peers/sum_f32.json", "not measured", REMEASURE)
+            .unwrap_err();
+        assert_eq!(
+            absent.to_string(),
+            "not measured: results/peers/sum_f32.json does not exist; run bench/gpu-session.sh on a GPU machine"
+        );
+        let bad = stored
+            .load::<Vec<u32>>("peers/bad.json", "not measured", "fix it")
+            .unwrap_err();
+        assert!(matches!(bad, StoredError::Malformed { .. }), "{bad:?}");
+        assert!(
+            bad.to_string()
+                .starts_with("results/peers/bad.json is not a report this preprocessor reads (")
+                && bad.to_string().ends_with("; fix it"),
+            "{bad}"
+        );
+        let none = stored.book_file("bench/host/none.cu").unwrap_err();
+        assert!(
+            none.to_string()
+                .starts_with("bench/host/none.cu cannot be read ("),
+            "{none}"
+        );
     }
 }

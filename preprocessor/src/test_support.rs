@@ -3,7 +3,11 @@
 
 use crate::catalog::{Catalog, ChapterText};
 use crate::config::Settings;
+use crate::outcome::Outcome;
+use crate::results::Results;
+use crate::stored::StoredReports;
 use cuda_measured_core::declaration::Expectation;
+use cuda_measured_core::method::Ceilings;
 use cuda_measured_core::record::{Record, Status};
 
 /// A complete kernel file with its declaration header.
@@ -129,4 +133,101 @@ pub(crate) fn allreduce_json(text: &str, key: Option<&str>) -> serde_json::Value
         }
     }
     value
+}
+
+/// A book with examples `fast` (fresh, with ceilings, a hot figure and
+/// % of ceiling), `slow` (fresh, twice the time, none of those) and
+/// `old` (stale), and an empty folder of stored reports.
+pub(crate) struct Book {
+    /// The book's folder.
+    pub(crate) dir: tempfile::TempDir,
+    /// Its examples.
+    pub(crate) catalog: Catalog,
+    /// Their outcomes.
+    pub(crate) outcomes: Vec<Outcome>,
+    /// Its stored reports.
+    pub(crate) stored: StoredReports,
+}
+
+impl Book {
+    pub(crate) fn new() -> Self {
+        let (dir, settings) = settings_in(&[]);
+        let text: String = ["fast", "slow", "old"]
+            .iter()
+            .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
+            .collect();
+        let catalog = catalog_of(&settings, &text);
+        let plain = record(Status::Pass, Expectation::Pass);
+        let mut fast = plain.clone();
+        fast.sizes[0].pct_ceiling = Some(99.81);
+        fast.sizes[0].hot_median_us = Some(239.31);
+        fast.sizes[0].rel_spread = 0.0034;
+        fast.sizes[0].samples = 45;
+        fast.ceilings = Some(Ceilings {
+            read_gbs: 4328.2,
+            copy_gbs: 3936.5,
+            launch_floor_us: 2.784,
+            buffer_bytes: 1 << 30,
+            named: Default::default(),
+        });
+        let mut slow = plain.clone();
+        slow.sizes[0].median_us *= 2.0;
+        slow.sizes[0].gbs /= 2.0;
+        slow.sizes[0].pct_peak /= 2.0;
+        let outcomes = vec![
+            Outcome::Fresh(fast),
+            Outcome::Fresh(slow),
+            Outcome::Stale(plain),
+        ];
+        let stored = StoredReports::new(&settings.results, "results");
+        Book {
+            dir,
+            catalog,
+            outcomes,
+            stored,
+        }
+    }
+
+    pub(crate) fn results(&self) -> Results<'_> {
+        Results::new(&self.catalog, &self.outcomes, &self.stored)
+    }
+
+    pub(crate) fn key_of(&self, id: &str) -> String {
+        self.results().current(id).unwrap().0.to_string()
+    }
+
+    /// Stores a peers comparison of `ours` measured with `key`.
+    pub(crate) fn store_peers(&self, problem: &str, ours: &str, key: &str) {
+        let report = serde_json::json!({
+            "schema": 1, "problem": "sum_f32", "ours_example": ours, "ours_key": key,
+            "gpu": "NVIDIA H200", "peak_gbs": 4800.0, "ceilings": null, "versions": {},
+            "measured_at": "2026-05-01T12:00:00Z", "rows": []
+        });
+        let path = self
+            .dir
+            .path()
+            .join(format!("results/peers/{problem}.json"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, report.to_string()).unwrap();
+    }
+}
+
+impl Book {
+    /// Stores a profile of `id` measured with `key` at 2^28.
+    pub(crate) fn store_profile(&self, id: &str, key: &str) {
+        let profile = serde_json::json!({
+            "schema": 1, "example": id, "key": key, "n": 268435456,
+            "gpu": "NVIDIA H200", "tool": "ncu 2025.3", "measured_at": "2026-12-01T00:00:00Z",
+            "kernels": [{"name": "tree(const float *, float *, unsigned int)",
+                "block": "(256, 1, 1)", "grid": "(1024, 1, 1)",
+                "metrics": {"dram__throughput.avg.pct_of_peak_sustained_elapsed":
+                    {"unit": "%", "value": 96.94}}}]
+        });
+        let path = self
+            .dir
+            .path()
+            .join(format!("results/profile/{id}/268435456.json"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, profile.to_string()).unwrap();
+    }
 }

@@ -5,18 +5,22 @@
 //! these values into HTML or markdown; a value that is not measured or not
 //! current is a problem for strict builds.
 
+use crate::artifacts::{allreduce, host, peers, profile, repeatability, sanitizer, sass};
+pub use crate::artifacts::{peers::Peers, repeatability::Repeatability};
 use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
+#[cfg(test)]
 use crate::outcome::Outcome;
 use crate::results::Results;
 use crate::shown::Shown;
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::figures as core_figures;
-use cuda_measured_core::profile::Metric;
 use cuda_measured_core::record::{Record, SizeResult, Status};
 #[cfg(test)]
 use cuda_measured_core::size::Size;
-use cuda_measured_core::{peers, repeatability};
+
+mod render;
+pub use render::render;
 
 /// What a directive evaluates to.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,13 +41,13 @@ pub enum Value {
     /// Every example of the book and its state.
     Status(Box<crate::status_page::StatusPage>),
     /// What the compiler made of a kernel.
-    Sass(Box<crate::sass_view::SassView>),
+    Sass(Box<sass::SassView>),
     /// What compute-sanitizer found in a run.
-    Sanitizer(Box<crate::sanitizer_view::SanitizerView>),
+    Sanitizer(Box<sanitizer::SanitizerView>),
     /// The host programs and what they printed.
-    Host(Box<crate::host_view::HostView>),
+    Host(Box<host::HostView>),
     /// An all-reduce report.
-    Allreduce(Box<crate::allreduce_view::AllreduceView>),
+    Allreduce(Box<allreduce::AllreduceView>),
     /// Data that is not (currently) measured.
     Unmeasured(String),
     /// A directive that names what the book does not have (a kernel, an
@@ -59,30 +63,6 @@ impl From<Shown> for Value {
             Shown::Mistake(why) => Value::Mistake(why),
         }
     }
-}
-
-/// A `{{#peers}}` comparison.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Peers {
-    /// The stored comparison.
-    pub report: peers::Report,
-    /// Its file as shown in messages (`results/peers/sum_f32.json`).
-    pub file: String,
-    /// Why it no longer describes the book's kernel (`measured for an
-    /// earlier version of reductions/fast_reduce`), or `None` when current.
-    pub stale: Option<String>,
-}
-
-/// A `{{#repeatability}}` report.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Repeatability {
-    /// The stored report.
-    pub report: repeatability::Report,
-    /// Its file as shown in messages (`results/repeatability.json`).
-    pub file: String,
-    /// Why it no longer describes the book (`the measuring method changed
-    /// from v4 to v5 since it was measured`), or `None` when current.
-    pub stale: Option<String>,
 }
 
 /// A `{{#ladder}}` chart.
@@ -187,8 +167,8 @@ impl Value {
             Value::Sanitizer(view) => view.problem(),
             Value::Host(view) => view.problem(),
             Value::Allreduce(view) => view.problem(),
-            Value::Peers(p) => stale_problem(&p.file, p.stale.as_deref()),
-            Value::Repeatability(r) => stale_problem(&r.file, r.stale.as_deref()),
+            Value::Peers(p) => p.problem(),
+            Value::Repeatability(r) => r.problem(),
             Value::Ladder(ladder) => {
                 let reasons: Vec<&str> = ladder
                     .rungs
@@ -199,11 +179,6 @@ impl Value {
             }
         }
     }
-}
-
-/// Why a stored report that is not current fails a strict build.
-fn stale_problem(file: &str, stale: Option<&str>) -> Option<String> {
-    stale.map(|reason| format!("{file}: {reason}; run bench/gpu-session.sh on a GPU machine"))
 }
 
 /// Evaluates a parsed directive.
@@ -291,60 +266,40 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             },
             Err(reason) => Value::Unmeasured(reason),
         },
-        Directive::Peers { problem } => match results.stored().peers(problem) {
-            Ok(report) => {
-                let stale = peers_staleness(&report, results);
-                Value::Peers(Box::new(Peers {
-                    report,
-                    file: results.stored().shown(&format!("peers/{problem}.json")),
-                    stale,
-                }))
-            }
-            Err(reason) => Value::Unmeasured(reason),
-        },
+        Directive::Peers { problem } => peers::evaluate(problem, results)
+            .map_or_else(Value::from, |view| Value::Peers(Box::new(view))),
         Directive::Profile { id, metric, size } => match results.size_of(id, size) {
-            Ok(size) => profile_figure(id, metric, size, results),
+            Ok(size) => profile::figure(id, metric, size, results).into(),
             Err(mistake) => Value::Mistake(mistake),
         },
-        Directive::Repeatability => match results.stored().repeatability() {
-            Ok(report) => {
-                let stale = repeatability_staleness(&report, results);
-                Value::Repeatability(Box::new(Repeatability {
-                    report,
-                    file: results.stored().shown("repeatability.json"),
-                    stale,
-                }))
-            }
-            Err(reason) => Value::Unmeasured(reason),
-        },
+        Directive::Repeatability => repeatability::evaluate(results)
+            .map_or_else(Value::from, |view| Value::Repeatability(Box::new(view))),
         Directive::Status => Value::Status(Box::new(crate::status_page::StatusPage::new(
             results.catalog(),
             results.outcomes(),
         ))),
-        Directive::Sass(target) => crate::sass_view::evaluate(target, results)
+        Directive::Sass(target) => sass::evaluate(target, results)
             .map_or_else(Value::from, |view| Value::Sass(Box::new(view))),
-        Directive::SassCount { target, what } => {
-            crate::sass_view::count(target, *what, results).into()
-        }
+        Directive::SassCount { target, what } => sass::count(target, *what, results).into(),
         Directive::Sanitizer { id, check, size } => match results.size_of(id, size) {
-            Ok(size) => crate::sanitizer_view::evaluate(id, check, size, results)
+            Ok(size) => sanitizer::evaluate(id, check, size, results)
                 .map_or_else(Value::from, |view| Value::Sanitizer(Box::new(view))),
             Err(mistake) => Value::Mistake(mistake),
         },
         Directive::Host { id, size } => match results.size_of(id, size) {
-            Ok(size) => crate::host_view::evaluate(id, size, results)
+            Ok(size) => host::evaluate(id, size, results)
                 .map_or_else(Value::from, |view| Value::Host(Box::new(view))),
             Err(mistake) => Value::Mistake(mistake),
         },
         Directive::Allreduce { gpus } => {
-            Value::Allreduce(Box::new(crate::allreduce_view::evaluate(*gpus, results)))
+            Value::Allreduce(Box::new(allreduce::evaluate(*gpus, results)))
         }
         Directive::AllreduceFigure {
             gpus,
             implementation,
             field,
             bytes,
-        } => crate::allreduce_view::figure(*gpus, implementation, *field, *bytes, results).into(),
+        } => allreduce::figure(*gpus, implementation, *field, *bytes, results).into(),
         // A whole stage, laid out by crate::exercise_page where it stands.
         Directive::Exercise { .. } => Value::Unmeasured(
             "an exercise stage is a block of its own, not a figure: write it alone on its line, outside another stage's text".into(),
@@ -471,122 +426,16 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
 /// gone or broken, or a report that does not exist does not wait for a GPU
 /// alone, and fails as before.
 pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
-    let waits = |id: &str| {
-        results
-            .current(id)
-            .is_some_and(|(_, outcome)| outcome.state().awaits_measuring())
-    };
     match directive {
-        Directive::Peers { problem } => results
-            .stored()
-            .peers(problem)
-            .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id))),
+        Directive::Peers { problem } => peers::awaits(problem, results),
         // A profile not collected yet, or collected for earlier code, waits
         // for the GPU machine's profiling run.
         Directive::Profile { id, size, .. } => results
             .size_of(id, size)
-            .is_ok_and(|size| profile_awaits(id, size, results)),
-        Directive::Repeatability => results.stored().repeatability().is_ok_and(|report| {
-            report.method_version == cuda_measured_core::METHOD_VERSION
-                && report
-                    .keys
-                    .iter()
-                    .all(|(id, key)| match results.current(id) {
-                        Some((now, _)) if now == key => true,
-                        Some(_) => waits(id),
-                        None => false,
-                    })
-        }),
+            .is_ok_and(|size| profile::awaits(id, size, results)),
+        Directive::Repeatability => repeatability::awaits(results),
         _ => false,
     }
-}
-
-/// Why a stored comparison no longer describes the book's kernel: the
-/// example is gone, its code changed since (another key), or its own
-/// record is not current.
-fn peers_staleness(report: &peers::Report, results: &Results<'_>) -> Option<String> {
-    ours_of(report).into_iter().find_map(|(id, stored_key)| {
-        let Some((key, outcome)) = results.current(&id) else {
-            return Some(format!("{id} is not an example of this book"));
-        };
-        if key != stored_key {
-            return Some(format!("measured for an earlier version of {id}"));
-        }
-        match outcome {
-            Outcome::Fresh(_) | Outcome::Unstored { .. } => None,
-            Outcome::Stale(_) => Some(format!("measured for an earlier version of {id}")),
-            Outcome::Missing => Some(format!("{id} itself is not measured")),
-            Outcome::Broken(_) => Some(format!("{id} cannot be run")),
-        }
-    })
-}
-
-/// The book's kernels a comparison took, with the keys they had: every
-/// candidate of a best-of comparison, else its one kernel.
-fn ours_of(report: &peers::Report) -> Vec<(String, String)> {
-    if report.ours_keys.is_empty() {
-        vec![(report.ours_example.clone(), report.ours_key.clone())]
-    } else {
-        report
-            .ours_keys
-            .iter()
-            .map(|(id, key)| (id.clone(), key.clone()))
-            .collect()
-    }
-}
-
-/// Why a stored repeatability report no longer describes the book: it was
-/// measured with another method than the runner's now, or the code of an
-/// example it compares changed since (another key), or the example is gone
-/// from the book. A report written before reports carried their method and
-/// keys is stale for that alone.
-fn repeatability_staleness(
-    report: &repeatability::Report,
-    results: &Results<'_>,
-) -> Option<String> {
-    let now = cuda_measured_core::METHOD_VERSION;
-    let mut reasons = Vec::new();
-    match report.method_version {
-        v if v == now => {}
-        0 => reasons.push(format!(
-            "written before reports recorded the measuring method (now v{now}) and the keys of the examples"
-        )),
-        v => reasons.push(format!(
-            "the measuring method changed from v{v} to v{now} since it was measured"
-        )),
-    }
-    let ids: std::collections::BTreeSet<&str> = report
-        .keys
-        .keys()
-        .map(String::as_str)
-        .chain(report.rows.iter().map(|r| r.example.as_str()))
-        .collect();
-    let (mut changed, mut gone) = (Vec::new(), Vec::new());
-    for id in ids {
-        match (results.current(id), report.keys.get(id)) {
-            (None, _) => gone.push(id),
-            // No key stored: only in reports written before keys, said above.
-            (Some(_), None) if report.method_version == 0 => {}
-            (Some((key, _)), stored) if stored.map(String::as_str) != Some(key) => {
-                changed.push(id);
-            }
-            (Some(_), _) => {}
-        }
-    }
-    if !changed.is_empty() {
-        reasons.push(format!(
-            "the code of {} changed since it was measured",
-            changed.join(", ")
-        ));
-    }
-    if !gone.is_empty() {
-        reasons.push(format!(
-            "{} {} no longer a runnable example of this book",
-            gone.join(", "),
-            if gone.len() == 1 { "is" } else { "are" }
-        ));
-    }
-    (!reasons.is_empty()).then(|| reasons.join("; "))
 }
 
 fn source_title(id: &str, size: Dims, record: &Record) -> String {
@@ -603,123 +452,6 @@ fn source_title(id: &str, size: Dims, record: &Record) -> String {
     )
 }
 
-/// A `{{#profile}}` figure: `metric` of the example's kernels in its
-/// stored profile, when the profile is current and of `size`.
-fn profile_figure(id: &str, metric: &str, size: Dims, results: &Results<'_>) -> Value {
-    let (profile, values) = match profile_values(id, metric, size, results) {
-        Ok(found) => found,
-        Err(reason) => return Value::Unmeasured(reason),
-    };
-    let text = if let [(_, m)] = values.as_slice() {
-        cuda_measured_core::profile::shown(m)
-    } else {
-        values
-            .iter()
-            .map(|(kernel, m)| {
-                format!(
-                    "{} {}",
-                    short_kernel(kernel),
-                    cuda_measured_core::profile::shown(m)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    Value::Figure {
-        text,
-        title: profile_title(&profile, metric),
-    }
-}
-
-/// `metric` of every kernel of the current stored profile of `id` at
-/// `size`, with the profile, or why there is none (not collected, of
-/// earlier code, of another example, GPU or size, or without the counter).
-pub fn profile_values(
-    id: &str,
-    metric: &str,
-    size: Dims,
-    results: &Results<'_>,
-) -> Result<(cuda_measured_core::profile::Profile, Vec<(String, Metric)>), String> {
-    let example = crate::names::example(results.catalog(), id)?;
-    if let Some(undeclared) = crate::names::undeclared_size(example, size) {
-        return Err(undeclared);
-    }
-    let Some((key, _)) = results.current(id) else {
-        return Err(results.unknown_id(id));
-    };
-    let target = cuda_measured_core::limits::KnownGpu::target().name;
-    let file = results
-        .stored()
-        .shown(&cuda_measured_core::profile::relative_path(
-            id, size, target,
-        ));
-    let profile = results
-        .stored()
-        .profile(id, size)
-        .map_err(|reason| format!("no profile of `{id}` was collected ({reason})"))?;
-    if profile.example != id || profile.gpu != target {
-        return Err(format!(
-            "{file} holds a profile of `{}` on {}, not of `{id}` on {target}",
-            profile.example, profile.gpu
-        ));
-    }
-    if profile.key != key {
-        return Err(format!(
-            "{file} was profiled for an earlier version of `{id}`; profile it again on a GPU machine"
-        ));
-    }
-    if profile.size() != size {
-        return Err(format!(
-            "`{id}` was profiled at {}, not {size}",
-            profile.size().words()
-        ));
-    }
-    let values: Vec<(String, Metric)> = profile
-        .values(metric)
-        .into_iter()
-        .map(|(kernel, m)| (kernel.to_string(), m.clone()))
-        .collect();
-    if values.is_empty() {
-        return Err(format!(
-            "{file} has no `{metric}`: Nsight Compute did not collect it"
-        ));
-    }
-    Ok((profile, values))
-}
-
-/// Whether the profile of `id` at `size` waits only for the GPU machine's
-/// profiling run: none collected yet, or one of earlier code, for an
-/// example of this book at a size it declares.
-pub fn profile_awaits(id: &str, size: Dims, results: &Results<'_>) -> bool {
-    let declared = crate::names::example(results.catalog(), id)
-        .is_ok_and(|e| crate::names::undeclared_size(e, size).is_none());
-    if !declared {
-        return false;
-    }
-    match results.stored().profile(id, size) {
-        Ok(p) => results.current(id).is_some_and(|(key, _)| key != p.key),
-        Err(_) => results.current(id).is_some(),
-    }
-}
-
-/// Where a profile figure comes from, for its tooltip.
-pub fn profile_title(profile: &cuda_measured_core::profile::Profile, metric: &str) -> String {
-    format!(
-        "{metric} of {} at {}, Nsight Compute ({}, clocks not locked) on {}, {}",
-        profile.example,
-        profile.size().words(),
-        profile.tool,
-        profile.gpu,
-        figures::date(&profile.measured_at)
-    )
-}
-
-/// A kernel's name without its parameter list: `reduce_fast` for
-/// `reduce_fast(const float *, float *, unsigned int)`.
-fn short_kernel(name: &str) -> &str {
-    name.split('(').next().unwrap_or(name).trim()
-}
-
 /// ` (quick)` after a figure that rests on a quick record, so the preview
 /// never passes one off as fully measured.
 fn quick_mark(records: &[&Record]) -> &'static str {
@@ -733,161 +465,10 @@ fn quick_mark(records: &[&Record]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
     use crate::stored::StoredReports;
-    use crate::test_support::{KERNEL, catalog_of, record, settings_in};
+    use crate::test_support::{Book, KERNEL, catalog_of, record, settings_in};
     use cuda_measured_core::declaration::Expectation;
     use cuda_measured_core::dims::Written;
-    use cuda_measured_core::method::Ceilings;
-
-    /// A book with examples `fast` (fresh, with ceilings, a hot figure and
-    /// % of ceiling), `slow` (fresh, twice the time, none of those) and
-    /// `old` (stale), and an empty folder of stored reports.
-    struct Book {
-        dir: tempfile::TempDir,
-        catalog: Catalog,
-        outcomes: Vec<Outcome>,
-        stored: StoredReports,
-    }
-
-    impl Book {
-        fn new() -> Self {
-            let (dir, settings) = settings_in(&[]);
-            let text: String = ["fast", "slow", "old"]
-                .iter()
-                .map(|id| format!("```cuda run id={id}\n{KERNEL}```\n\n"))
-                .collect();
-            let catalog = catalog_of(&settings, &text);
-            let plain = record(Status::Pass, Expectation::Pass);
-            let mut fast = plain.clone();
-            fast.sizes[0].pct_ceiling = Some(99.81);
-            fast.sizes[0].hot_median_us = Some(239.31);
-            fast.sizes[0].rel_spread = 0.0034;
-            fast.sizes[0].samples = 45;
-            fast.ceilings = Some(Ceilings {
-                read_gbs: 4328.2,
-                copy_gbs: 3936.5,
-                launch_floor_us: 2.784,
-                buffer_bytes: 1 << 30,
-                named: Default::default(),
-            });
-            let mut slow = plain.clone();
-            slow.sizes[0].median_us *= 2.0;
-            slow.sizes[0].gbs /= 2.0;
-            slow.sizes[0].pct_peak /= 2.0;
-            let outcomes = vec![
-                Outcome::Fresh(fast),
-                Outcome::Fresh(slow),
-                Outcome::Stale(plain),
-            ];
-            let stored = StoredReports::new(&settings.results, "results");
-            Book {
-                dir,
-                catalog,
-                outcomes,
-                stored,
-            }
-        }
-
-        fn results(&self) -> Results<'_> {
-            Results::new(&self.catalog, &self.outcomes, &self.stored)
-        }
-
-        fn key_of(&self, id: &str) -> String {
-            self.results().current(id).unwrap().0.to_string()
-        }
-
-        /// Stores a peers comparison of `ours` measured with `key`.
-        fn store_peers(&self, problem: &str, ours: &str, key: &str) {
-            let report = serde_json::json!({
-                "schema": 1, "problem": "sum_f32", "ours_example": ours, "ours_key": key,
-                "gpu": "NVIDIA H200", "peak_gbs": 4800.0, "ceilings": null, "versions": {},
-                "measured_at": "2026-05-01T12:00:00Z", "rows": []
-            });
-            let path = self
-                .dir
-                .path()
-                .join(format!("results/peers/{problem}.json"));
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, report.to_string()).unwrap();
-        }
-    }
-
-    impl Book {
-        /// Stores a profile of `id` measured with `key` at 2^28.
-        fn store_profile(&self, id: &str, key: &str) {
-            let profile = serde_json::json!({
-                "schema": 1, "example": id, "key": key, "n": 268435456,
-                "gpu": "NVIDIA H200", "tool": "ncu 2025.3", "measured_at": "2026-12-01T00:00:00Z",
-                "kernels": [{"name": "tree(const float *, float *, unsigned int)",
-                    "block": "(256, 1, 1)", "grid": "(1024, 1, 1)",
-                    "metrics": {"dram__throughput.avg.pct_of_peak_sustained_elapsed":
-                        {"unit": "%", "value": 96.94}}}]
-            });
-            let path = self
-                .dir
-                .path()
-                .join(format!("results/profile/{id}/268435456.json"));
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, profile.to_string()).unwrap();
-        }
-    }
-
-    // A current profile gives its counter; one of earlier code, of another
-    // size, without the counter or not collected says so, and waits for
-    // the GPU machine in an author's build.
-    #[test]
-    fn profiles_are_figures_only_when_current() {
-        let book = Book::new();
-        let profile = |metric: &str, size: u64| Directive::Profile {
-            id: "fast".into(),
-            metric: metric.into(),
-            size: Size(size).into(),
-        };
-        let dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
-        let unmeasured = |d: &Directive| match evaluate(d, &book.results()) {
-            Value::Unmeasured(why) => why,
-            other => panic!("not unmeasured: {other:?}"),
-        };
-        assert!(unmeasured(&profile(dram, 1 << 28)).starts_with("no profile of `fast`"));
-        assert!(report_awaits_measuring(
-            &profile(dram, 1 << 28),
-            &book.results()
-        ));
-        book.store_profile("fast", "earlier");
-        assert!(unmeasured(&profile(dram, 1 << 28)).contains("earlier version of `fast`"));
-        book.store_profile("fast", &book.key_of("fast"));
-        assert_eq!(
-            text_of(evaluate(&profile(dram, 1 << 28), &book.results())),
-            "96.9%"
-        );
-        assert!(!report_awaits_measuring(
-            &profile(dram, 1 << 28),
-            &book.results()
-        ));
-        // A size the example does not declare is said, and does not wait.
-        assert_eq!(
-            unmeasured(&profile(dram, 1 << 20)),
-            "`fast` does not declare N = 2^20: its declared sizes are 2^28"
-        );
-        assert!(!report_awaits_measuring(
-            &profile(dram, 1 << 20),
-            &book.results()
-        ));
-        // A misspelt id gets the id meant.
-        let typo = Directive::Profile {
-            id: "fsat".into(),
-            metric: dram.into(),
-            size: Size(1 << 28).into(),
-        };
-        assert_eq!(
-            unmeasured(&typo),
-            "no example with id `fsat` in this book; did you mean `fast`?"
-        );
-        assert!(
-            unmeasured(&profile("smsp__inst_executed.sum", 1 << 28)).contains("did not collect")
-        );
-    }
 
     // Any figure a record has is addressed by name with its unit (a rate
     // of `metrics`, TFLOP/s, ns and cycles per access); one the example's
@@ -1148,138 +729,15 @@ mod tests {
         );
     }
 
-    // A comparison is current only while its kernel's key and record are.
-    #[test]
-    fn peers_staleness_follows_the_kernel() {
-        let book = Book::new();
-        let cases = [
-            ("current", "fast", book.key_of("fast"), None),
-            (
-                "changed",
-                "fast",
-                "an-old-key".to_string(),
-                Some("measured for an earlier version of fast"),
-            ),
-            (
-                "record_stale",
-                "old",
-                book.key_of("old"),
-                Some("measured for an earlier version of old"),
-            ),
-            (
-                "gone",
-                "gone",
-                "k".to_string(),
-                Some("gone is not an example of this book"),
-            ),
-        ];
-        for (problem, ours, key, want) in cases {
-            book.store_peers(problem, ours, &key);
-            let value = evaluate(
-                &Directive::Peers {
-                    problem: problem.into(),
-                },
-                &book.results(),
-            );
-            let Value::Peers(peers) = &value else {
-                panic!("{problem}: {value:?}")
-            };
-            assert_eq!(peers.stale.as_deref(), want, "{problem}");
-            assert_eq!(peers.file, format!("results/peers/{problem}.json"));
-            match want {
-                None => assert_eq!(value.problem(), None),
-                Some(w) => assert_eq!(
-                    value.problem().unwrap(),
-                    format!(
-                        "results/peers/{problem}.json: {w}; run bench/gpu-session.sh on a GPU machine"
-                    )
-                ),
-            }
-        }
-    }
-
-    // A repeatability report is current while the method and every
-    // compared example's key are; otherwise it says why, and fails strict.
-    #[test]
-    fn repeatability_staleness_follows_method_and_keys() {
-        let book = Book::new();
-        let now = cuda_measured_core::METHOD_VERSION;
-        let (fast, slow) = (book.key_of("fast"), book.key_of("slow"));
-        let row = |id: &str| serde_json::json!({"example": id, "n": 1048576, "first_us": 30.0, "second_us": 30.3, "diff_pct": 1.0});
-        let cases = [
-            (
-                "current",
-                serde_json::json!(now),
-                serde_json::json!({"fast": fast, "slow": slow}),
-                vec![row("fast"), row("slow")],
-                None,
-            ),
-            (
-                "old method",
-                serde_json::json!(now - 1),
-                serde_json::json!({"fast": fast}),
-                vec![row("fast")],
-                Some(format!(
-                    "the measuring method changed from v{} to v{now} since it was measured",
-                    now - 1
-                )),
-            ),
-            (
-                "changed and gone",
-                serde_json::json!(now),
-                serde_json::json!({"fast": "an-old-key", "slow": slow, "gone": "k"}),
-                vec![row("fast"), row("gone")],
-                Some(
-                    "the code of fast changed since it was measured; gone is no longer a runnable example of this book"
-                        .to_string(),
-                ),
-            ),
-            (
-                "before method and keys",
-                serde_json::Value::Null,
-                serde_json::Value::Null,
-                vec![row("fast")],
-                Some(format!(
-                    "written before reports recorded the measuring method (now v{now}) and the keys of the examples"
-                )),
-            ),
-        ];
-        std::fs::create_dir_all(book.dir.path().join("results")).unwrap();
-        for (case, method, keys, rows, want) in cases {
-            let mut report = serde_json::json!({
-                "gpu": "NVIDIA H200", "measured_at": "2026-05-01T12:00:00Z", "rows": rows,
-                "max_abs_diff_pct_over_floor": 3.5, "goal_met": false
-            });
-            if !method.is_null() {
-                report["method_version"] = method;
-                report["keys"] = keys;
-            }
-            std::fs::write(
-                book.dir.path().join("results/repeatability.json"),
-                report.to_string(),
-            )
-            .unwrap();
-            let value = evaluate(&Directive::Repeatability, &book.results());
-            let Value::Repeatability(r) = &value else {
-                panic!("{case}: {value:?}")
-            };
-            assert!(!r.report.goal_met, "{case}");
-            assert_eq!(r.stale, want, "{case}");
-            assert_eq!(r.file, "results/repeatability.json");
-            assert_eq!(
-                value.problem(),
-                want.map(|w| format!(
-                    "results/repeatability.json: {w}; run bench/gpu-session.sh on a GPU machine"
-                )),
-                "{case}"
-            );
-        }
-    }
-
     /// A book with one example `s` that sweeps STRIDE over 4, 1, 2 (in
     /// that declared order) at 2^28, its fresh record a row per value
     /// with the time 100 µs times the value.
-    fn swept_book() -> (tempfile::TempDir, Catalog, Vec<Outcome>, StoredReports) {
+    fn swept_book() -> (
+        tempfile::TempDir,
+        crate::catalog::Catalog,
+        Vec<Outcome>,
+        StoredReports,
+    ) {
         const SWEPT: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^28\"]\n[sweep]\nSTRIDE = [4, 1, 2]\n[[launch]]\nkernel = \"tree\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\", \"STRIDE\"]\n+++*/\nextern \"C\" __global__ void tree(const float* x, float* out, unsigned n, unsigned s) {}\n";
         let (dir, settings) = settings_in(&[]);
         let catalog = catalog_of(&settings, &format!("```cuda run id=s\n{SWEPT}```\n"));

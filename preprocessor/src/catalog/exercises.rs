@@ -8,7 +8,7 @@
 
 use super::{Catalog, ChapterText};
 use crate::config::Settings;
-use crate::directives::{self, Directive};
+use crate::directive_syntax::occurrences;
 use crate::scan::{ChapterScan, RunBlock, RunSpec};
 use cuda_measured_core::example::Origin;
 use cuda_measured_core::exercise::{self, Baseline, GateKind, KernelRef, Stage, StageError};
@@ -58,8 +58,9 @@ pub fn register(
     chapter: &ChapterText,
     scan: &ChapterScan,
 ) {
-    for found in directives::find(&chapter.content, scan) {
-        let Ok(Directive::Exercise { name }) = &found.parsed else {
+    // `{{#exercise TRACK/STAGE}}`, as `crate::directives` reads it.
+    for found in occurrences(&chapter.content, scan) {
+        let ("exercise", [name]) = (found.name, found.args.as_slice()) else {
             continue;
         };
         let slot = catalog.exercises.len();

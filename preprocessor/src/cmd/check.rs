@@ -7,7 +7,7 @@
 //! `extern "C"`, `args` that do not match the kernel's parameters), or
 //! when a directive cannot be read or names an example the book does not
 //! have, a broken one or a size the example does not declare
-//! ([`names::check`]; an example not measured yet is fine), so authors and
+//! ([`crate::directives::check::check`]; an example not measured yet is fine), so authors and
 //! CI catch mistakes before a GPU build.
 //! The compiling is the runner's (`cuda-runner compile`, the `runner` of
 //! `[preprocessor.cuda]`), through the build's compile cache, so only what
@@ -19,7 +19,6 @@ use crate::catalog::Catalog;
 use crate::compile_run;
 use crate::compile_step;
 use crate::config::Settings;
-use crate::names;
 use cuda_measured_core::compile_job::CompileVerdict;
 use cuda_measured_core::compile_judge::judge;
 use cuda_measured_core::example::Example;
@@ -121,7 +120,7 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
         rows.len() - failed
     );
     // The directives, as a build reads them, without a GPU or the store.
-    let mistakes = names::check(&settings, &catalog, &disk.chapters);
+    let mistakes = crate::directives::check::check(&settings, &catalog, &disk.chapters);
     for line in &mistakes {
         println!("{line}");
     }

@@ -376,7 +376,7 @@ fn all_reduce_reports() {
             "To make them: on a machine with 2 GPUs, run cuda-runner allreduce --gpus 2; on a machine with 4 GPUs, run cuda-runner allreduce --gpus 4."
         )
     );
-    let table = crate::render::reports::evidence_table(&evidence);
+    let table = crate::status_page::evidence_table(&evidence);
     let kinds: Vec<&str> = table.rows.iter().map(|r| r[0].text.as_str()).collect();
     assert_eq!(kinds, ["all-reduce report", "", ""]);
 }

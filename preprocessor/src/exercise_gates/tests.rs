@@ -198,7 +198,7 @@ fn gates_are_judged_for_starter_and_solution() {
         assert_eq!(got, &want_words.map(str::to_string), "{needs}");
     }
     assert_eq!(
-        crate::render::exercise::summary(&table),
+        super::render::summary(&table),
         "The solution fails 1 of 7 gates: median time ≤ 100 µs."
     );
     let counts = &table.rows[4];
@@ -231,7 +231,7 @@ fn missing_data_is_not_measured_with_the_reason() {
     );
     assert_eq!(table.rows[0].cells[1].text, "not measured");
     assert_eq!(
-        crate::render::exercise::summary(&table),
+        super::render::summary(&table),
         "7 of the solution's 7 gates not measured yet."
     );
     let measured = Book::new(true);
@@ -253,7 +253,7 @@ fn the_markdown_table_reads_as_the_html_one() {
     let book = Book::new(true);
     book.store_peers();
     let table = table(book.stage(), &book.results());
-    let text = crate::render::exercise::markdown_table(&table, "Caption.");
+    let text = super::render::markdown_table(&table, "Caption.");
     assert!(text.starts_with("| N = 2^28 | starter `b` | solution `c` |\n| --- | --- | --- |\n| median time | 2.512 ms | 251.2 µs |\n"), "{text}");
     assert!(
         text.contains(

@@ -1,14 +1,13 @@
-//! Panels, directive values and ladders as plain markdown, for renderers
+//! Panels of examples, shared tables and directive errors as plain
+//! markdown, for renderers
 //! other than HTML (mdBook's `markdown` output, PDF and e-book backends):
 //! a header line, a table of sizes, and failures as text blocks.
 
-use super::reports::{self, Table};
+use super::reports::Table;
 use super::{Panel, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::markup::code_fence;
 use crate::outcome::Outcome;
-use crate::status_page::StatusPage;
-use crate::values::{Ladder, Peers, Repeatability, Value};
 use cuda_measured_core::record::{Record, Status};
 
 /// The results panel of one example.
@@ -116,90 +115,15 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
 }
 
 /// Text made safe for one table cell or line: no pipes, no newlines.
-pub(super) fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     text.replace('|', "\\|")
         .replace("\r\n", " ")
         .replace('\n', " ")
 }
 
-/// A directive's value.
-pub fn value(value: &Value, alone: bool) -> String {
-    match value {
-        Value::Figure { text, .. } => text.clone(),
-        Value::Unmeasured(_) => "*(not measured)*".into(),
-        Value::Mistake(message) => directive_error(message),
-        // A table cannot interrupt a paragraph: open it with a blank line.
-        block => {
-            let table = match block {
-                Value::Ladder(ladder) => ladder_table(ladder),
-                Value::Peers(peers) => peers_table(peers),
-                Value::Repeatability(report) => repeatability_table(report),
-                Value::Status(page) => status_table(page),
-                Value::Sass(view) => super::sass::markdown(view),
-                Value::Sanitizer(view) => crate::sanitizer_view::render::markdown(view),
-                Value::Host(view) => super::host::markdown(view),
-                Value::Allreduce(view) => super::allreduce::markdown(view),
-                Value::Figure { .. } | Value::Unmeasured(_) | Value::Mistake(_) => {
-                    unreachable!("matched above")
-                }
-            };
-            if alone {
-                format!("\n{table}")
-            } else {
-                format!("\n\n{table}")
-            }
-        }
-    }
-}
-
-/// A `{{#peers}}` comparison: the table alone (and why it is not current).
-fn peers_table(p: &Peers) -> String {
-    let mut out = String::new();
-    if let Some(reason) = &p.stale {
-        out.push_str(&format!("*{}*\n\n", cell(&reports::stale_note(reason))));
-    }
-    out.push_str(&table(&reports::peers_table(&p.report)));
-    out
-}
-
-/// A `{{#repeatability}}` report: the verdict, then every row (and why it
-/// is not current).
-fn repeatability_table(p: &Repeatability) -> String {
-    let r = &p.report;
-    let mut out = String::new();
-    if let Some(reason) = &p.stale {
-        out.push_str(&format!("*{}*\n\n", cell(&reports::stale_note(reason))));
-    }
-    out.push_str(&format!(
-        "**{}.** {}\n\n{}",
-        reports::repeatability_summary(r),
-        reports::repeatability_facts(r),
-        table(&reports::repeatability_table(r))
-    ));
-    out
-}
-
-/// A `{{#status}}` page: the counts, then a plain table of every example;
-/// then, when the book uses any, the stored evidence's counts and table.
-fn status_table(page: &StatusPage) -> String {
-    let mut out = format!(
-        "*{}*\n\n{}",
-        cell(&page.summary()),
-        table(&reports::status_table(page))
-    );
-    if !page.evidence.rows.is_empty() {
-        out.push_str(&format!(
-            "\n*{}*\n\n{}",
-            cell(&page.evidence.summary()),
-            table(&reports::evidence_table(&page.evidence))
-        ));
-    }
-    out
-}
-
 /// A stored report's table: text columns left, figures right; then the
 /// notes of the marks it uses.
-pub(super) fn table(t: &Table) -> String {
+pub fn table(t: &Table) -> String {
     let numeric = |i: usize| {
         t.rows.iter().all(|row| {
             row[i].text == "—"
@@ -233,35 +157,6 @@ pub(super) fn table(t: &Table) -> String {
 /// A directive that cannot be read.
 pub fn directive_error(message: &str) -> String {
     format!("**[{}]**", cell(message))
-}
-
-fn ladder_table(ladder: &Ladder) -> String {
-    let of = match ladder.figure.as_str() {
-        "gbs" => "peak",
-        "tflops" => "ceiling",
-        _ => "longest",
-    };
-    let mut out = format!(
-        "| example ({}) | {} | % of {of} |\n|---|---:|---:|\n",
-        ladder.size.words(),
-        ladder.what()
-    );
-    for rung in &ladder.rungs {
-        match &rung.figure {
-            Ok((v, pct, _)) => out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                rung.id,
-                if ladder.figure == "gbs" {
-                    figures::gbs_number(*v)
-                } else {
-                    figures::named(&ladder.figure, *v)
-                },
-                figures::percent(*pct)
-            )),
-            Err(_) => out.push_str(&format!("| `{}` | not measured | |\n", rung.id)),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -303,30 +198,6 @@ mod tests {
         );
     }
 
-    // A ladder is a table after a blank line; rungs without data say so.
-    #[test]
-    fn ladder_table() {
-        let ladder = Value::Ladder(Box::new(Ladder {
-            size: cuda_measured_core::dims::Dims::n(1 << 28),
-            gpu: None,
-            figure: "gbs".into(),
-            rungs: vec![
-                crate::values::Rung {
-                    id: "a".into(),
-                    figure: Ok((960.0, 20.0, Status::Pass)),
-                },
-                crate::values::Rung {
-                    id: "b".into(),
-                    figure: Err("`b` is not measured yet".into()),
-                },
-            ],
-        }));
-        assert_eq!(
-            value(&ladder, true),
-            "\n| example (N = 2^28) | GB/s | % of peak |\n|---|---:|---:|\n| `a` | 960 | 20.0% |\n| `b` | not measured | |\n"
-        );
-    }
-
     // Failures keep their log in a text block; broken blocks show the source.
     #[test]
     fn failures_and_broken_blocks() {
@@ -351,26 +222,5 @@ mod tests {
         });
         assert!(md.contains("bad \\| worse"), "{md}");
         assert!(md.contains("````text\n```cuda run\n```\n````"), "{md}");
-    }
-
-    // A comparison is its table alone, after a blank line; figures right-aligned.
-    #[test]
-    fn peers_table_only() {
-        let peers = Value::Peers(Box::new(crate::values::Peers {
-            report: crate::render::reports::tests::peers_report(),
-            file: "results/peers/sum_f32.json".into(),
-            stale: None,
-        }));
-        let md = value(&peers, true);
-        assert!(
-            md.starts_with("\n| N | ours µs | CUB µs | CUB (int32 count) µs | torch µs | cupy µs | CUB / ours | ours GB/s | % of read ceiling |\n|---|---:|"),
-            "{md}"
-        );
-        assert!(
-            md.contains("| 2^16 | — | 6.048 | — | 17.38 ~ | — | — | — | — |\n"),
-            "{md}"
-        );
-        assert!(md.ends_with("*✗ failed the problem's check · ~ noisy: the noise target was not met before the time-out*\n"), "{md}");
-        assert!(!md.contains("<svg"));
     }
 }

@@ -1,28 +1,20 @@
-//! Turns outcomes and directive values into what replaces them in a
-//! chapter: HTML panels for the `html` renderer ([`html`]), plain markdown
-//! tables for every other renderer ([`markdown`]). Each panel shape is
-//! written once per target, from the same [`Panel`] input; the stored
-//! reports' rows and captions, and the rows of the status page, come from
-//! [`reports`] for both targets, the peers chart is an SVG drawn by
-//! [`chart`], a `{{#sass}}` listing is laid out by [`sass`], a
-//! `{{#sanitizer}}` report by its own module
-//! ([`crate::sanitizer_view::render`]), the host programs of
-//! `{{#host}}` by [`host`], and an `{{#allreduce}}` report by
-//! [`allreduce`] with its chart by [`allreduce_chart`].
+//! Turns outcomes into what replaces a runnable block in a chapter: HTML
+//! panels for the `html` renderer ([`html`]), plain markdown tables for
+//! every other renderer ([`markdown`]), each panel shape written once per
+//! target from the same [`Panel`] input. It also holds what every
+//! renderer of the book shares, below the modules that render a value
+//! (`crate::values`, `crate::status_page`, each kind of
+//! `crate::artifacts`), which import it and which it never imports: tables
+//! of cells ([`reports`]), the HTML and markdown layout of a table and of a
+//! directive's error, and the parts charts are drawn with ([`chart`]).
 
-pub mod allreduce;
-pub mod allreduce_chart;
 pub mod chart;
-pub mod exercise;
-pub mod host;
 pub mod html;
 pub mod markdown;
 pub mod reports;
-pub mod sass;
 
 use crate::markup::code_fence;
 use crate::outcome::Outcome;
-use crate::values::Value;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::record::{Record, Status};
 
@@ -81,15 +73,6 @@ pub fn block(target: Target, example: Option<&Example>, panel: Option<&Panel<'_>
     out.push_str(panel.trim_end());
     out.push('\n');
     out
-}
-
-/// The text replacing a directive. `alone` says whether it stands alone on
-/// its line, where block content (a ladder) may open its own block.
-pub fn value(target: Target, value: &Value, alone: bool) -> String {
-    match target {
-        Target::Html => html::value(value, alone),
-        Target::Markdown => markdown::value(value, alone),
-    }
 }
 
 /// The text replacing a directive that cannot be read.

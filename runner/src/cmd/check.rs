@@ -104,7 +104,7 @@ fn book_directive_mistakes(paths: &[PathBuf]) -> Vec<String> {
                 std::env::var(k).ok()
             })?;
             let catalog = mdbook_cuda::catalog::Catalog::build(&settings, &disk.chapters);
-            Ok(mdbook_cuda::names::check(
+            Ok(mdbook_cuda::directives::check::check(
                 &settings,
                 &catalog,
                 &disk.chapters,

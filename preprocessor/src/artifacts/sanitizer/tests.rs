@@ -15,7 +15,7 @@ fn evaluate(id: &str, check: &str, size: Dims, results: &Results<'_>) -> Value {
 }
 
 fn host_value(id: &str, size: Dims, results: &Results<'_>) -> Value {
-    crate::host_view::evaluate(id, size, results)
+    crate::artifacts::host::evaluate(id, size, results)
         .map_or_else(Value::from, |view| Value::Host(Box::new(view)))
 }
 
@@ -210,7 +210,7 @@ fn many_findings_fold_and_a_clean_run_says_so() {
     let findings = (0..6).map(|k| race(10 + k % 3, 11)).collect();
     book.store(&report(&book.key(), findings));
     let value = evaluate("r/tree", "racecheck", N, &book.results());
-    let html = crate::sanitizer_view::render::html(view_of(&value)).into_string();
+    let html = super::html(view_of(&value)).into_string();
     assert_eq!(html.matches("class=\"cm-sanitizer-finding\"").count(), 6);
     assert!(
         html.contains("<summary>2 more findings</summary>"),
@@ -222,7 +222,7 @@ fn many_findings_fold_and_a_clean_run_says_so() {
     );
     book.store(&report(&book.key(), Vec::new()));
     let clean = evaluate("r/tree", "racecheck", N, &book.results());
-    let html = crate::sanitizer_view::render::html(view_of(&clean)).into_string();
+    let html = super::html(view_of(&clean)).into_string();
     assert!(html.contains("No finding: the racecheck check reported nothing"));
     assert!(html.contains("cm-panel cm-sanitizer cm-pass"));
 }

@@ -209,7 +209,7 @@ fn the_panel_is_one_html_block() {
     )
     .unwrap();
     let value = evaluate("r/tree", N, &book.results());
-    let html = crate::render::host::html(view_of(&value)).into_string();
+    let html = super::html(view_of(&value)).into_string();
     assert!(!html.contains("\n\n"), "{html}");
     assert!(html.contains("import cupy&#10;&#10;print"), "{html}");
     assert_eq!(html.matches(" checked").count(), 1, "{html}");

@@ -12,15 +12,78 @@
 //! runs `kernels/ID.cu`) is a mistake in the directive, reported at its
 //! line.
 
+use super::{Kind, StoredFile};
+use crate::directive_syntax::usage as form_usage;
 use crate::figures;
 use crate::names::{not_a_kernel_file, undeclared_size};
 use crate::results::Results;
 use crate::shown::Shown;
-use crate::stored::RESANITIZE;
+use crate::stored::{StoredError, StoredReports};
 use cuda_measured_core::dims::Dims;
 use cuda_measured_core::example::Example;
 use cuda_measured_core::sanitizer::{self, Finding, Report};
 use cuda_measured_core::sass_counts;
+
+mod render;
+pub use render::{html, markdown};
+
+/// How to run compute-sanitizer again.
+pub const RESANITIZE: &str =
+    "run `bench/gpu-session.sh OUTDIR sanitize` on a GPU machine and commit results/sanitizer/";
+
+/// Why `{{#sanitizer}}`'s CHECK is not one of compute-sanitizer's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", cuda_measured_core::suggest::message(
+    &format!("`{word}` is not a compute-sanitizer check"),
+    word,
+    sanitizer::CHECKS.iter().copied(),
+    &format!("use {}", sanitizer::CHECKS.join(", ")),
+))]
+pub struct ArgsError {
+    /// The word written.
+    pub word: String,
+}
+
+/// `{{#sanitizer}}`'s CHECK: one of `cuda_measured_core::sanitizer::CHECKS`.
+pub fn parse_check(word: &str) -> Result<String, ArgsError> {
+    if sanitizer::CHECKS.contains(&word) {
+        Ok(word.to_string())
+    } else {
+        Err(ArgsError {
+            word: word.to_string(),
+        })
+    }
+}
+
+/// How to write `{{#sanitizer}}`, for a directive misused.
+pub fn usage() -> String {
+    form_usage(
+        "sanitizer ID CHECK SIZE",
+        "CHECK is racecheck, memcheck, synccheck or initcheck, e.g. {{#sanitizer exercise/reduction/stage3_missing_sync racecheck 2^22}}",
+    )
+}
+
+/// What compute-sanitizer's `check` found in example `id` at size `n`,
+/// or why there is no report.
+pub fn read(stored: &StoredReports, id: &str, check: &str, n: Dims) -> Result<Report, StoredError> {
+    stored.load(
+        &sanitizer::relative_path(id, check, n),
+        "not run",
+        RESANITIZE,
+    )
+}
+
+/// The file a `{{#sanitizer}}` reads, for the status page: made when and
+/// by which compute-sanitizer.
+pub fn stored_file(id: &str, check: &str, size: Dims, stored: &StoredReports) -> StoredFile {
+    StoredFile {
+        kind: Kind::Sanitizer,
+        rel: sanitizer::relative_path(id, check, size),
+        made: read(stored, id, check, size)
+            .ok()
+            .map(|r| (r.made_at, r.tool)),
+    }
+}
 
 /// A `{{#sanitizer}}` as a page shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +97,7 @@ pub struct SanitizerView {
     /// The report's file as messages show it.
     pub file: String,
     /// The report, or why there is none.
-    pub stored: Result<Stored, String>,
+    pub stored: Result<Stored, StoredError>,
 }
 
 /// A stored report with the code its places point at.
@@ -73,7 +136,7 @@ impl SanitizerView {
     pub fn problem(&self) -> Option<String> {
         match &self.stored {
             Ok(stored) => stored.stale.clone(),
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
         }
     }
 
@@ -154,7 +217,7 @@ pub fn evaluate(
     let file = results
         .stored()
         .shown(&sanitizer::relative_path(id, check, size));
-    let stored = match results.stored().sanitizer(id, check, size) {
+    let stored = match read(results.stored(), id, check, size) {
         Err(reason) => Err(reason),
         Ok(report) if report.example != id || report.check != check || report.size() != size => {
             return Err(Shown::Unmeasured(format!(
@@ -204,7 +267,7 @@ pub fn awaits_report(id: &str, check: &str, size: Dims, results: &Results<'_>) -
     {
         return false;
     }
-    match results.stored().sanitizer(id, check, size) {
+    match read(results.stored(), id, check, size) {
         Ok(report) => report.example == id && report.key != key,
         Err(_) => true,
     }
@@ -227,8 +290,6 @@ fn sources(finding: &Finding, example: &Example, current: bool) -> Vec<SourceLin
     }
     out
 }
-
-pub mod render;
 
 #[cfg(test)]
 mod tests;

@@ -12,18 +12,79 @@
 //! it. Either fails the strict build and waits in the author's build: a
 //! run on a machine with GPUS GPUs settles it.
 
-use crate::directives::AllreduceField;
+use super::{Kind, StoredFile};
 use crate::figures::{self, gpu_count};
 use crate::results::Results;
 use crate::shown::Shown;
-use crate::stored::{StoredReports, reallreduce};
+use crate::stored::{StoredError, StoredReports};
 use cuda_measured_core::allreduce::kernels::{self, KERNEL_FILES};
 use cuda_measured_core::allreduce::report::{Report, Row, SCHEMA_VERSION, relative_path};
 use cuda_measured_core::allreduce::sizes::format_bytes;
 use cuda_measured_core::limits::KnownGpu;
 
+mod args;
+mod chart;
+mod render;
 mod topology;
+pub use args::{AllreduceField, ArgsError, Figure, parse_figure, parse_report};
+pub use render::{html, markdown};
 pub use topology::link_summary;
+
+/// The command that makes the all-reduce report over `gpus` GPUs.
+pub fn command(gpus: usize) -> String {
+    format!("cuda-runner allreduce --gpus {gpus}")
+}
+
+/// How to make the all-reduce report over `gpus` GPUs again.
+pub fn reallreduce(gpus: usize) -> String {
+    let machine = if gpus == 1 {
+        "a GPU".to_string()
+    } else {
+        format!("{gpus} GPUs")
+    };
+    format!(
+        "run `{}` in the book's root on a machine with {machine} and commit results/allreduce/",
+        command(gpus)
+    )
+}
+
+/// The all-reduce report over `gpus` GPUs of the book's target GPU
+/// model, or why there is none.
+pub fn read(stored: &StoredReports, gpus: usize) -> Result<Report, StoredError> {
+    let target = KnownGpu::target().name;
+    stored.load(
+        &relative_path(target, gpus),
+        "not measured",
+        &reallreduce(gpus),
+    )
+}
+
+/// The file an `{{#allreduce}}` or `{{#allreduce_figure}}` reads, for the
+/// status page: made when, by which runner and NCCL.
+pub fn stored_file(gpus: usize, stored: &StoredReports) -> StoredFile {
+    StoredFile {
+        kind: Kind::Allreduce(gpus),
+        rel: relative_path(KnownGpu::target().name, gpus),
+        made: read(stored, gpus).ok().map(|r| {
+            let nccl = r.software.nccl.map(|v| format!(", NCCL {v}"));
+            (
+                r.measured_at,
+                format!("cuda-runner {}{}", r.runner, nccl.unwrap_or_default()),
+            )
+        }),
+    }
+}
+
+/// Why the key of the all-reduce kernels as they are now is not known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// A kernel file cannot be read.
+    #[error(transparent)]
+    File(#[from] StoredError),
+    /// A kernel file is not UTF-8 text.
+    #[error("{0} is not UTF-8 text")]
+    NotText(&'static str),
+}
 
 /// An `{{#allreduce}}` as a page shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +94,7 @@ pub struct AllreduceView {
     /// The report's file as messages show it.
     pub file: String,
     /// The report, or why there is none (with the command that makes it).
-    pub stored: Result<Stored, String>,
+    pub stored: Result<Stored, StoredError>,
 }
 
 /// A stored report and whether it still describes the book.
@@ -51,7 +112,7 @@ impl AllreduceView {
     /// be read, or is stale.
     pub fn problem(&self) -> Option<String> {
         match &self.stored {
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
             Ok(Stored {
                 stale: Some(reason),
                 ..
@@ -77,7 +138,7 @@ pub fn view(gpus: usize, results: &Results<'_>) -> AllreduceView {
     AllreduceView {
         gpus,
         file: stored.shown(&relative_path(target, gpus)),
-        stored: stored.allreduce(gpus).map(|report| Stored {
+        stored: read(stored, gpus).map(|report| Stored {
             stale: staleness(&report, gpus, target, &kernels_key_now(stored)),
             report,
         }),
@@ -176,11 +237,11 @@ pub fn gpus_of(report: &Report) -> String {
 
 /// The key of the all-reduce kernels as they are now in the book, or why
 /// they cannot be read.
-fn kernels_key_now(stored: &StoredReports) -> Result<String, String> {
+fn kernels_key_now(stored: &StoredReports) -> Result<String, KeyError> {
     let mut texts = Vec::new();
     for path in KERNEL_FILES {
         let bytes = stored.book_file(path)?;
-        let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text"))?;
+        let text = String::from_utf8(bytes).map_err(|_| KeyError::NotText(path))?;
         texts.push((path, text));
     }
     let files: Vec<(&str, &str)> = texts.iter().map(|(p, t)| (*p, t.as_str())).collect();
@@ -193,7 +254,7 @@ fn staleness(
     report: &Report,
     gpus: usize,
     target: &str,
-    key_now: &Result<String, String>,
+    key_now: &Result<String, KeyError>,
 ) -> Option<String> {
     let mut reasons = Vec::new();
     if report.schema != SCHEMA_VERSION {

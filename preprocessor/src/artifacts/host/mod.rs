@@ -14,13 +14,80 @@
 //! launch one kernel taking `input`, `out` and `n`), or a program that
 //! cannot be read is a mistake, reported at its line.
 
+use super::{Item, Kind, State};
+use crate::directive_syntax::usage as form_usage;
 use crate::figures;
 use crate::results::Results;
 use crate::shown::Shown;
-use crate::stored::REHOST;
+use crate::stored::{StoredError, StoredReports};
 use cuda_measured_core::example::Example;
 use cuda_measured_core::host::{self, KERNEL_ARGS, LANGUAGES, Language, Record};
 use cuda_measured_core::size::Size;
+
+mod render;
+pub use render::{html, markdown};
+
+/// How to run the host programs again.
+pub const REHOST: &str =
+    "run `bench/gpu-session.sh OUTDIR host` on a GPU machine and commit results/host/";
+
+/// How to write `{{#host}}`, for a directive misused.
+pub fn usage() -> String {
+    form_usage(
+        "host ID SIZE",
+        "the host programs of bench/host for example ID at SIZE, e.g. {{#host exercise/reduction/stage3_solution 2^22}}",
+    )
+}
+
+/// What the host program in `language` printed for example `id`, or why
+/// there is no record.
+pub fn read(stored: &StoredReports, id: &str, language: &str) -> Result<Record, StoredError> {
+    stored.load(&host::relative_path(id, language), "not run yet", REHOST)
+}
+
+/// What a `{{#host}}` says of each language's record, for the status
+/// page: each tab's record judged as the panel judges it.
+pub fn items(view: &HostView, stored: &StoredReports) -> Vec<Item> {
+    view.tabs
+        .iter()
+        .map(|tab| {
+            let rel = host::relative_path(&view.id, tab.language.key);
+            let state = match tab.state() {
+                TabState::Passed | TabState::Failed => State::Current,
+                TabState::Stale => State::Stale,
+                TabState::NotRun if stored.exists(&rel) => State::Stale,
+                TabState::NotRun => State::Missing,
+            };
+            Item {
+                kind: Kind::Host,
+                rel,
+                state,
+                reason: tab.problem(),
+                made: tab.run.as_ref().ok().map(|r| {
+                    (
+                        figures::date(&r.record.made_at).to_string(),
+                        r.record.tool.clone(),
+                    )
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The same when the directive shows no panel (a mistake, or programs
+/// that cannot be read): every language's record in the one `state`.
+pub fn items_without_view(id: &str, state: State, reason: Option<String>) -> Vec<Item> {
+    LANGUAGES
+        .iter()
+        .map(|l| Item {
+            kind: Kind::Host,
+            rel: host::relative_path(id, l.key),
+            state,
+            reason: reason.clone(),
+            made: None,
+        })
+        .collect()
+}
 
 /// A `{{#host}}` as a page shows it: one tab per language.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +110,7 @@ pub struct Tab {
     /// The record's file as messages show it.
     pub file: String,
     /// Its run, or why there is none (`not run yet: ...`).
-    pub run: Result<Run, String>,
+    pub run: Result<Run, StoredError>,
 }
 
 /// A stored run of one program.
@@ -118,7 +185,7 @@ impl Tab {
     pub fn problem(&self) -> Option<String> {
         match &self.run {
             Ok(run) => run.stale.clone(),
-            Err(reason) => Some(reason.clone()),
+            Err(reason) => Some(reason.to_string()),
         }
     }
 
@@ -191,7 +258,7 @@ pub fn evaluate(
         let file = results
             .stored()
             .shown(&host::relative_path(id, language.key));
-        let run = results.stored().host(id, language.key).map(|record| {
+        let run = read(results.stored(), id, language.key).map(|record| {
             let stale = staleness(&record, &language, &bytes, id, key, size, &file);
             Run { record, stale }
         });

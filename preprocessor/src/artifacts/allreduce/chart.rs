@@ -1,5 +1,5 @@
 //! The chart of an all-reduce report, drawn like the peers chart
-//! ([`super::chart`], whose parts it uses) into an inline SVG: median time
+//! ([`crate::render::chart`], whose parts it uses) into an inline SVG: median time
 //! against the message size (log–log) beside the bus bandwidth against
 //! the message size, one line per implementation, one legend under both.
 //! With one GPU the bus bandwidth is 0 by definition, so the chart is the
@@ -8,12 +8,12 @@
 //! Series colours are mid-tones readable on light and dark themes: NCCL
 //! in blues and violets, the book's own kernels in orange and green.
 
-use super::allreduce::{implementations, label, sizes};
-use super::chart::{
-    Area, DrawResult, HEIGHT, INK, LEGEND_HEIGHT, SMALL, Series, TIME_CAPTION, TITLE, WIDTH, XAxis,
-    colour_of, draw_legend, draw_line, draw_times, finish, font, tick_label, ticked,
+use super::render::{implementations, label, sizes};
+use super::{gpus_of, row_of};
+use crate::render::chart::{
+    Area, ChartError, DrawResult, HEIGHT, INK, LEGEND_HEIGHT, SMALL, Series, TIME_CAPTION, TITLE,
+    WIDTH, XAxis, colour_of, draw_legend, draw_line, draw_times, finish, font, tick_label, ticked,
 };
-use crate::allreduce_view::{gpus_of, row_of};
 use cuda_measured_core::allreduce::report::Report;
 use cuda_measured_core::allreduce::sizes::format_bytes;
 use plotters::coord::types::RangedCoordf64;
@@ -33,14 +33,14 @@ const OTHER_COLOURS: [&str; 2] = ["#D0487A", "#1FA3A3"];
 const ONE_GPU_CAPTION: &str = "median time, µs (log scale); one GPU: busbw is 0 by definition";
 
 /// The chart of `report` as an SVG element, or why it cannot be drawn.
-pub fn svg(report: &Report) -> Result<String, String> {
+pub fn svg(report: &Report) -> Result<String, ChartError> {
     let series = series_of(report);
     let points: Vec<(f64, f64, f64)> = series
         .iter()
         .flat_map(|s| s.runs.iter().flatten().copied())
         .collect();
     if points.is_empty() {
-        return Err("no timings to draw".into());
+        return Err(ChartError::Empty);
     }
     let x = bytes_axis(&points);
     let mut svg = String::new();
@@ -54,9 +54,9 @@ pub fn svg(report: &Report) -> Result<String, String> {
             draw_times(&panels[0], &series, &x, &points, TIME_CAPTION)
                 .and_then(|()| draw_busbw(&panels[1], &series, &x, &points))
         };
-        drawn.map_err(|e| e.to_string())?;
-        draw_legend(&legend, &series).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+        drawn.map_err(ChartError::draw)?;
+        draw_legend(&legend, &series).map_err(ChartError::draw)?;
+        root.present().map_err(ChartError::draw)?;
     }
     Ok(finish(&svg, &title_of(report, &series)))
 }
@@ -181,8 +181,8 @@ fn title_of(report: &Report, series: &[Series]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::render::tests::{one_gpu, two_gpus};
     use super::*;
-    use crate::render::allreduce::tests::{one_gpu, two_gpus};
 
     fn texts(svg: &str) -> Vec<String> {
         let text = regex::Regex::new(r">([^<>]+)</text>").unwrap();

@@ -1,6 +1,5 @@
 use super::*;
 use crate::catalog::Catalog;
-use crate::directives::AllreduceField;
 use crate::outcome::Outcome;
 use crate::test_support::{
     ALLREDUCE_1GPU, ALLREDUCE_2GPU, ALLREDUCE_KERNELS, allreduce_json, allreduce_kernels_key,

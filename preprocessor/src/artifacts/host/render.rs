@@ -10,8 +10,9 @@
 //! `<pre><code class="language-…">`, which mdBook's highlighter colours as
 //! it does the book's own code blocks.
 
-use crate::host_view::{HostView, Tab};
+use super::{HostView, Tab};
 use crate::markup::{Flat, code_fence, code_span, code_spans};
+use crate::stored::StoredError;
 use maud::{Markup, html};
 
 /// The panel as an HTML block (one element per line, no blank line).
@@ -99,10 +100,10 @@ fn pane(tab: &Tab) -> Markup {
 
 /// Why a tab has no run, as a sentence: `Not run yet: results/host/…
 /// does not exist; run …`.
-fn not_run(reason: &str) -> String {
-    match reason.strip_prefix("not run yet: ") {
-        Some(rest) => format!("Not run yet: {rest}."),
-        None => format!("No run to show: {reason}."),
+fn not_run(reason: &StoredError) -> String {
+    match reason {
+        StoredError::Absent { .. } => format!("Not run yet: {}.", reason.detail()),
+        _ => format!("No run to show: {reason}."),
     }
 }
 

@@ -1,5 +1,4 @@
 use super::*;
-use crate::allreduce_view::{AllreduceView, Stored};
 use crate::test_support::{ALLREDUCE_1GPU, ALLREDUCE_2GPU, allreduce_json};
 
 /// The real report of one H200.
@@ -174,7 +173,11 @@ fn html_panels() {
     let missing = html(&AllreduceView {
         gpus: 4,
         file: "results/allreduce/nvidia-h200-4gpu.json".into(),
-        stored: Err("not measured: results/allreduce/nvidia-h200-4gpu.json does not exist; run `cuda-runner allreduce --gpus 4` in the book's root on a machine with 4 GPUs and commit results/allreduce/".into()),
+        stored: Err(crate::stored::StoredError::Absent {
+            absent: "not measured",
+            shown: "results/allreduce/nvidia-h200-4gpu.json".into(),
+            fix: super::super::reallreduce(4),
+        }),
     })
     .into_string();
     assert!(

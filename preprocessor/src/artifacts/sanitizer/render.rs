@@ -24,7 +24,7 @@ pub fn html(view: &SanitizerView) -> Markup {
                     span.cm-facts { (view.subject()) }
                 }
                 "\n"
-                p.cm-note { (code_spans(reason.strip_prefix("not run: ").unwrap_or(reason))) "." }
+                p.cm-note { (code_spans(&reason.detail())) "." }
                 "\n"
             }
         },
@@ -116,7 +116,7 @@ pub fn markdown(view: &SanitizerView) -> String {
                 "**{}:** not run ({}). *{}.*\n",
                 view.title(),
                 view.subject(),
-                reason.strip_prefix("not run: ").unwrap_or(reason)
+                reason.detail()
             );
         }
         Ok(s) => s,

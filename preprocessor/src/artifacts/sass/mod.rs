@@ -11,14 +11,37 @@
 //! have is a mistake in the directive, reported at its line with the word
 //! meant.
 
-use crate::directives::{SassCount, SassTarget};
+use super::{Kind, StoredFile};
 use crate::figures;
 use crate::results::Results;
 use crate::shown::Shown;
-use crate::stored::RELIST;
+use crate::stored::{StoredError, StoredReports};
 use cuda_measured_core::sass::{self, Kernel, Listing};
 use cuda_measured_core::sass_counts::{self, Counts, LineRanges, Reading, Region};
 use cuda_measured_core::suggest;
+
+mod args;
+mod render;
+pub use args::{ArgsError, SassCount, SassTarget, parse, parse_count};
+pub use render::{html, markdown};
+
+/// How to make a SASS listing again.
+pub const RELIST: &str = "run scripts/sass (no GPU needed) and commit results/sass/";
+
+/// The SASS listing of example `id`, or why there is none.
+pub fn read(stored: &StoredReports, id: &str) -> Result<Listing, StoredError> {
+    stored.load(&sass::relative_path(id), "not measured", RELIST)
+}
+
+/// The file a `{{#sass}}` or `{{#sass_count}}` reads, for the status
+/// page: made when and by which disassembler.
+pub fn stored_file(id: &str, stored: &StoredReports) -> StoredFile {
+    StoredFile {
+        kind: Kind::Sass,
+        rel: sass::relative_path(id),
+        made: read(stored, id).ok().map(|l| (l.made_at, l.tool)),
+    }
+}
 
 /// One kernel's listing as a `{{#sass}}` shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,7 +242,7 @@ pub fn awaits_listing(target: &SassTarget, results: &Results<'_>) -> bool {
     let Some((_, key)) = results.example(&target.id) else {
         return false;
     };
-    match results.stored().sass(&target.id) {
+    match read(results.stored(), &target.id) {
         Ok(listing) => listing.key != key || !listing.has_files(),
         Err(_) => true,
     }
@@ -258,12 +281,12 @@ fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Shown> {
         }
     };
     let file = results.stored().shown(&sass::relative_path(id));
-    let listing = results.stored().sass(id).map_err(|reason| {
+    let listing = read(results.stored(), id).map_err(|reason| {
         let inline = !example.origin.file.ends_with(".cu");
         Shown::Unmeasured(if inline {
             format!("{reason} (scripts/sass lists the examples of kernel files only: move `{id}` into a file under kernels/)")
         } else {
-            reason
+            reason.to_string()
         })
     })?;
     if listing.example != *id {

@@ -1,18 +1,17 @@
 //! An `{{#allreduce}}` report ([`AllreduceView`]) as a reader sees it: a
 //! head with the verdict of every check and the facts (GPUs, link, NCCL,
 //! day, how it was timed, multicast off), the chart
-//! ([`super::allreduce_chart`]), a table of every message size (each
+//! ([`super::chart`]), a table of every message size (each
 //! implementation's time, algbw and busbw, and the fastest) and a caption
 //! with the software and the method. A report not made yet is a short
 //! panel with the command that makes it; a stale one is greyed and says
 //! why. As HTML (no blank line inside) or, for other renderers, markdown.
 
-use super::html::report_table;
-use super::reports::{Cell, Table};
-use crate::allreduce_view::{AllreduceView, Stored, gpus_of, link_summary, row_of};
+use super::{AllreduceView, Stored, gpus_of, link_summary, reallreduce, row_of};
 use crate::figures;
 use crate::markup::{Flat, code_spans};
-use crate::stored::reallreduce;
+use crate::render::html::report_table;
+use crate::render::reports::{Cell, Table};
 use cuda_measured_core::allreduce::bandwidth::bus_factor;
 use cuda_measured_core::allreduce::report::Report;
 use cuda_measured_core::allreduce::sizes::format_bytes;
@@ -268,7 +267,7 @@ pub fn html(view: &AllreduceView) -> Markup {
                     span.cm-verdict { (view.title()) ": not measured" }
                 }
                 "\n"
-                p.cm-note { (code_spans(reason.strip_prefix("not measured: ").unwrap_or(reason))) "." }
+                p.cm-note { (code_spans(&reason.detail())) "." }
                 "\n"
             }
         },
@@ -285,7 +284,7 @@ fn report_html(view: &AllreduceView, s: &Stored) -> Markup {
         (None, false) => "cm-panel cm-allreduce cm-wrong",
     };
     // Drawing only fails on a report without a single timing.
-    let svg = super::allreduce_chart::svg(r).ok();
+    let svg = super::chart::svg(r).ok();
     html! {
         div class=(class) data-gpus=(view.gpus) {
             "\n"
@@ -319,13 +318,13 @@ fn report_html(view: &AllreduceView, s: &Stored) -> Markup {
 /// The report for renderers other than HTML: the head, the notes, the
 /// table and the caption.
 pub fn markdown(view: &AllreduceView) -> String {
-    use super::markdown::{cell, table as md_table};
+    use crate::render::markdown::{cell, table as md_table};
     let s = match &view.stored {
         Err(reason) => {
             return format!(
                 "**{}:** not measured. *{}.*\n",
                 view.title(),
-                cell(reason.strip_prefix("not measured: ").unwrap_or(reason))
+                cell(&reason.detail())
             );
         }
         Ok(s) => s,

@@ -4,8 +4,8 @@
 //! instruction, source line, marks), the region's rows highlighted; as
 //! HTML (no blank line inside) or, for other renderers, as a text block.
 
+use super::{LEGEND, SassView};
 use crate::markup::{code_fence, code_spans};
-use crate::sass_view::{LEGEND, SassView};
 use cuda_measured_core::sass::{self, Instruction};
 use cuda_measured_core::sass_counts::Marks;
 use maud::{Markup, html};

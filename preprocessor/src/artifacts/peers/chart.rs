@@ -1,0 +1,251 @@
+//! The chart of a peers comparison, drawn at build time with plotters into
+//! an inline SVG from the shared parts of [`crate::render::chart`]: median
+//! time against N (log–log) beside GB/s against N with the measured
+//! ceiling of the problem (read, or copy for kernels that write as much as
+//! they read) and the datasheet peak as horizontal lines, one line per
+//! implementation and one legend under both panels.
+
+use super::render::{gbs, ours_label, peers_of};
+use crate::render::chart::{
+    Area, ChartError, DrawResult, HEIGHT, INK, LEGEND_HEIGHT, SMALL, Series, TIME_CAPTION, TITLE,
+    WIDTH, XAxis, colour_of, draw_legend, draw_line, draw_times, finish, font, tick_label, ticked,
+    x_axis,
+};
+use cuda_measured_core::peers::{Report, Timing};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+/// Mid-tone colours, readable on white and on mdBook's dark themes.
+const OURS_COLOUR: RGBColor = RGBColor(0xE8, 0x71, 0x0A);
+/// The chart of `report` as an SVG element, or why it cannot be drawn.
+pub fn svg(report: &Report) -> Result<String, ChartError> {
+    let series = series_of(report);
+    let points: Vec<(f64, f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.runs.iter().flatten().copied())
+        .collect();
+    if points.is_empty() {
+        return Err(ChartError::Empty);
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let (plots, legend) = root.split_vertically(HEIGHT - LEGEND_HEIGHT);
+        let panels = plots.split_evenly((1, 2));
+        let mut x = x_axis(&points);
+        if cuda_measured_core::problem::lookup(&report.problem).is_some_and(|p| p.rowwise()) {
+            x.label = "N (elements per row)";
+        }
+        draw_times(&panels[0], &series, &x, &points, TIME_CAPTION).map_err(ChartError::draw)?;
+        draw_bandwidth(&panels[1], &series, &x, &points, report).map_err(ChartError::draw)?;
+        draw_legend(&legend, &series).map_err(ChartError::draw)?;
+        root.present().map_err(ChartError::draw)?;
+    }
+    Ok(finish(&svg, &title_of(report, &series)))
+}
+
+/// The lines to draw: ours first, then the charted peers present.
+fn series_of(report: &Report) -> Vec<Series> {
+    let runs_of = |pick: &dyn Fn(&cuda_measured_core::peers::Row) -> Option<&Timing>| {
+        let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
+        for row in &report.rows {
+            match pick(row) {
+                Some(t) if t.median_us > 0.0 && row.n.0 > 0 => runs
+                    .last_mut()
+                    .expect("runs start with one")
+                    .push(((row.n.0 as f64).log2(), t.median_us, gbs(row, t))),
+                _ => runs.push(Vec::new()),
+            }
+        }
+        runs.retain(|r| !r.is_empty());
+        runs
+    };
+    let mut out = vec![Series {
+        label: ours_label(report),
+        short: ours_label(report),
+        colour: OURS_COLOUR,
+        width: 3,
+        runs: runs_of(&|row| row.ours.as_ref()),
+    }];
+    for peer in peers_of(report).into_iter().filter(|p| p.chart) {
+        let runs = runs_of(&|row| row.peers.get(&peer.key));
+        if runs.is_empty() {
+            continue;
+        }
+        out.push(Series {
+            label: peer.label,
+            short: peer.short,
+            colour: colour_of(&peer.colour),
+            width: 2,
+            runs,
+        });
+    }
+    out.retain(|s| !s.runs.is_empty());
+    out
+}
+
+fn draw_bandwidth(
+    area: &Area<'_>,
+    series: &[Series],
+    x: &XAxis,
+    points: &[(f64, f64, f64)],
+    report: &Report,
+) -> DrawResult {
+    // The ceiling of the problem: read-only for a sum, copy (read plus
+    // write) for a kernel that writes as much as it reads.
+    let copy = cuda_measured_core::problem::lookup(&report.problem)
+        .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
+    let read = report
+        .ceilings
+        .as_ref()
+        .map(|c| if copy { c.copy_gbs } else { c.read_gbs });
+    let ceiling_label = if copy {
+        "copy ceiling (measured, 4 GiB)"
+    } else {
+        "read ceiling (measured)"
+    };
+    let peak = (report.peak_gbs > 0.0).then_some(report.peak_gbs);
+    let top = points
+        .iter()
+        .map(|p| p.2)
+        .chain(read)
+        .chain(peak)
+        .fold(0.0, f64::max)
+        * 1.12;
+    let mut chart = ChartBuilder::on(area)
+        .caption("GB/s", font(TITLE))
+        .margin(12)
+        .x_label_area_size(54)
+        .y_label_area_size(66)
+        .build_cartesian_2d(
+            ticked::<RangedCoordf64>(x.range.clone(), x.ticks.clone()),
+            0.0..top,
+        )?;
+    chart
+        .configure_mesh()
+        .x_label_formatter(&x.format)
+        .y_label_formatter(&tick_label)
+        .y_labels(7)
+        .x_desc(x.label)
+        .label_style(font(SMALL))
+        .axis_desc_style(font(SMALL))
+        .axis_style(INK.mix(0.55))
+        .bold_line_style(INK.mix(0.12))
+        .light_line_style(TRANSPARENT)
+        .draw()?;
+    let (x0, x1) = (x.range.start, x.range.end);
+    let label_x = x0 + 0.15;
+    if let Some(peak) = peak {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x0, peak), (x1, peak)],
+            9,
+            6,
+            INK.mix(0.7).stroke_width(2),
+        ))?;
+        chart.draw_series(std::iter::once(Text::new(
+            "datasheet peak",
+            (label_x, peak),
+            font(SMALL).pos(Pos::new(HPos::Left, VPos::Bottom)),
+        )))?;
+    }
+    if let Some(read) = read {
+        chart.draw_series(LineSeries::new(
+            vec![(x0, read), (x1, read)],
+            INK.mix(0.7).stroke_width(2),
+        ))?;
+        // Above the line at the right end: our lines run just under the
+        // ceiling, and the datasheet peak's label sits at the left.
+        chart.draw_series(std::iter::once(Text::new(
+            ceiling_label,
+            (x1 - 0.15, read),
+            font(SMALL).pos(Pos::new(HPos::Right, VPos::Bottom)),
+        )))?;
+    }
+    for s in series.iter().rev() {
+        for run in &s.runs {
+            let line: Vec<(f64, f64)> = run.iter().map(|p| (p.0, p.2)).collect();
+            draw_line(&mut chart, s, line)?;
+        }
+    }
+    Ok(())
+}
+
+/// What the chart shows, for its `<title>` (screen readers, tooltips).
+fn title_of(report: &Report, series: &[Series]) -> String {
+    let names: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    format!(
+        "{}: median time and GB/s against N for {} on {}",
+        report.problem,
+        names.join(", "),
+        report.gpu
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::render::tests::peers_report;
+    use super::*;
+    use crate::render::chart::INK_SVG;
+
+    // The chart is one responsive SVG in the page's colours: every label a
+    // reader needs is text, nothing is black on a dark page, no blank line.
+    #[test]
+    fn chart_is_themable_text() {
+        let svg = svg(&peers_report()).unwrap();
+        assert!(
+            svg.starts_with("<svg class=\"cm-chart\" viewBox=\"0 0 960 430\" width=\"100%\""),
+            "{svg}"
+        );
+        assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+        for text in [
+            ">2^16<",
+            ">2^28<",
+            ">read ceiling (measured)<",
+            ">datasheet peak<",
+            ">fast_reduce (ours)<",
+            ">CUB DeviceReduce::Sum<",
+            ">torch.sum<",
+            ">cupy.sum<",
+            ">median time, µs (log scale)<",
+            ">GB/s<",
+        ] {
+            assert!(svg.contains(text), "{text} not in the chart");
+        }
+        assert!(svg.contains("fill=\"currentColor\""));
+        assert!(!svg.contains(INK_SVG));
+        assert!(
+            !svg.contains("#000000"),
+            "black would vanish on dark themes"
+        );
+        assert!(!svg.contains("<rect"), "the background stays transparent");
+        assert!(!svg.lines().any(|l| l.trim().is_empty()));
+    }
+
+    // Sizes without a figure break the line instead of bridging it.
+    #[test]
+    fn gaps_split_lines() {
+        let mut report = peers_report();
+        let mut middle = report.rows[1].clone();
+        middle.n = cuda_measured_core::size::Size(1 << 20);
+        middle.ours = None;
+        let mut last = report.rows[1].clone();
+        last.n = cuda_measured_core::size::Size(1 << 30);
+        report.rows.insert(1, middle);
+        report.rows.push(last);
+        let series = series_of(&report);
+        assert_eq!(series[0].label, "fast_reduce (ours)");
+        let runs: Vec<usize> = series[0].runs.iter().map(Vec::len).collect();
+        assert_eq!(runs, [2]);
+        let cub: Vec<usize> = series[1].runs.iter().map(Vec::len).collect();
+        assert_eq!(cub, [4]);
+        assert_eq!(
+            series.iter().map(|s| s.label.as_str()).collect::<Vec<_>>(),
+            [
+                "fast_reduce (ours)",
+                "CUB DeviceReduce::Sum",
+                "torch.sum",
+                "cupy.sum"
+            ]
+        );
+    }
+}

@@ -105,7 +105,7 @@ fn run_into(
     }
     let problem = decl.resolve_problem().ok_or_else(|| {
         Stop::new(
-            Status::LaunchError,
+            Status::SetupError,
             format!(
                 "unknown problem `{}`; known: {}",
                 decl.problem,
@@ -131,6 +131,9 @@ fn run_into(
             message: first_error,
             log,
         },
+        missing @ crate::compile::CompileError::NoNvrtc => {
+            Stop::new(Status::SetupError, missing.to_string())
+        }
         other => Stop::new(Status::CompileError, other.to_string()),
     })?;
     if !compiled.log.is_empty() {
@@ -325,7 +328,10 @@ enum SizeError {
     /// The driver refused or the kernel faulted.
     Run(RunError),
     /// The declaration does not fit this size (plan or argument binding).
-    Declared(String),
+    Declared(crate::header_lines::HeaderError),
+    /// The measuring support (a ceiling at this size) failed: the GPU's
+    /// fault, not the example's.
+    Support(String),
 }
 
 impl From<RunError> for SizeError {
@@ -343,11 +349,12 @@ fn where_(shape: Shape, rowwise: bool) -> String {
 fn at_size(e: SizeError, shape: Shape, rowwise: bool) -> Stop {
     let at = where_(shape, rowwise);
     match e {
-        SizeError::Declared(msg) => Stop::new(Status::LaunchError, format!("at {at}: {msg}")),
+        SizeError::Declared(mistake) => Stop::new(Status::LaunchError, mistake.at(at).to_string()),
         SizeError::Run(RunError::Launch(err)) => Stop::new(
             Status::LaunchError,
             format!("at {at}: launch refused: {err}"),
         ),
+        SizeError::Support(why) => Stop::new(Status::Fault, format!("at {at}: {why}")),
         SizeError::Run(RunError::Fault(err)) => {
             Stop::new(Status::Fault, format!("at {at}: the kernel faulted: {err}"))
         }
@@ -401,7 +408,7 @@ enum Arg {
 impl SizeRunner<'_> {
     fn run(&mut self, shape: Shape, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
         let plan = launch_plan::resolve_shape(&self.example.declaration, shape, self.sms)
-            .map_err(|e| SizeError::Declared(e.at(self.example)))?;
+            .map_err(|e| SizeError::Declared(e.at(self.example).into()))?;
         limits::check(&plan, self.limits, self.needs, self.example).map_err(SizeError::Declared)?;
         // Edge sizes get data whose answer is exact; timed sizes random data.
         let data = if timing.is_some() {
@@ -427,7 +434,7 @@ impl SizeRunner<'_> {
             binding::bind(self.example, self.problem, &plan).map_err(SizeError::Declared)?;
         let args = buffers
             .args(&bindings, &stream)
-            .map_err(SizeError::Declared)?;
+            .map_err(|e| SizeError::Declared(e.into()))?;
         opt_in_shared(&plan.launches, self.functions, self.needs)
             .map_err(|e| SizeError::Run(RunError::Launch(e)))?;
         let functions = self.functions;
@@ -541,7 +548,7 @@ impl SizeRunner<'_> {
                 || t.timer.copy_at(bytes, self.policy),
             )
             .map_err(|e| {
-                SizeError::Declared(format!(
+                SizeError::Support(format!(
                     "measuring the copy ceiling at this size failed: {e:#}"
                 ))
             })?;
@@ -808,6 +815,7 @@ fn load_kernels(
         let f = module.load_function(&spec.kernel).map_err(|_| {
             signature::kernels_defined(example, entries)
                 .err()
+                .map(|mistake| mistake.to_string())
                 .unwrap_or_else(|| format!(
                     "kernel `{}` is not in the compiled code: declare it `extern \"C\" __global__` so its name is not mangled",
                     spec.kernel

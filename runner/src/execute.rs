@@ -49,10 +49,29 @@ impl Stop {
     }
 }
 
+/// What the measuring process is told by its parent, read once by the
+/// `measure` command from the environment the parent gave it.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Where the session's processes share prepared inputs, references and
+    /// ceilings ([`problem::cache::DATA_DIR_VAR`]); `None`: this process
+    /// prepares its own.
+    pub data_dir: Option<std::path::PathBuf>,
+    /// Where raw samples are written, one file per timed size
+    /// ([`crate::diagnostics::ENV_SAMPLES_DIR`]); `None`: nowhere.
+    pub samples_dir: Option<std::path::PathBuf>,
+}
+
 /// Runs `example` as process `process` of `processes` (each samples with
 /// its [`measure::Policy::share`] of the budget) and returns its record with
 /// the raw samples of every timed size; never panics on kernel failures.
-pub fn run_example(example: &Example, key: &str, process: usize, processes: usize) -> Measured {
+pub fn run_example(
+    example: &Example,
+    key: &str,
+    process: usize,
+    processes: usize,
+    settings: &Settings,
+) -> Measured {
     let started = Instant::now();
     let mut record = Record::failure(example, key, Status::Pass, "", "");
     record.processes = 1;
@@ -65,6 +84,7 @@ pub fn run_example(example: &Example, key: &str, process: usize, processes: usiz
         &mut samples_us,
         &policy,
         process,
+        settings,
         &mut cost,
     );
     record.cost = Some(cost);
@@ -85,6 +105,7 @@ fn run_into(
     samples_us: &mut Vec<Vec<f64>>,
     policy: &measure::Policy,
     process: usize,
+    settings: &Settings,
     cost: &mut Cost,
 ) -> Result<(), Stop> {
     let mut phase = Instant::now();
@@ -164,8 +185,7 @@ fn run_into(
     })?;
 
     cost.compile_s = lap();
-    let data_dir: Option<std::path::PathBuf> =
-        std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into);
+    let data_dir = settings.data_dir.clone();
     let mut timer = Timer::new(
         &ctx,
         &arch,
@@ -227,6 +247,7 @@ fn run_into(
                 policy,
                 process,
                 data_dir: data_dir.as_deref(),
+                samples_dir: settings.samples_dir.as_deref(),
                 peak_gbs: facts.peak_gbs,
                 l2_bytes: facts.l2_bytes,
                 ceilings: &ceilings,
@@ -255,6 +276,7 @@ fn run_into(
         digest: timer.answer_digest(),
         sms: facts.sm_count,
         data_dir,
+        samples_dir: settings.samples_dir.clone(),
         gpu_tag,
         policy,
         process,
@@ -385,6 +407,8 @@ struct SizeRunner<'a> {
     sms: u32,
     /// Where the measuring processes share prepared data, if anywhere.
     data_dir: Option<std::path::PathBuf>,
+    /// Where raw samples are written, if anywhere.
+    samples_dir: Option<std::path::PathBuf>,
     /// Digests answers on the GPU for the verdicts kept by key.
     digest: crate::digest::AnswerDigest,
     /// Names the GPU in values shared once per session (its ceilings).
@@ -495,6 +519,7 @@ impl SizeRunner<'_> {
             work,
         )?;
         crate::diagnostics::dump_samples(
+            self.samples_dir.as_deref(),
             &self.example.id,
             shape.cols,
             self.process,

@@ -25,15 +25,30 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
         .unwrap_or(fallback)
 }
 
-/// What the measuring children of a session get in their environment.
-#[derive(Debug, Clone, Default)]
+/// What the measuring children of a session get: how many measure each
+/// example, and their environment.
+#[derive(Debug, Clone)]
 pub struct ChildEnv<'a> {
+    /// Processes that measure each example, one after another
+    /// ([`crate::session::Config::processes`]).
+    pub processes: usize,
     /// Where the processes share prepared inputs and references
     /// ([`crate::problem::cache`]); without it each prepares its own.
     pub data_dir: Option<&'a Path>,
     /// The `CUDA_VISIBLE_DEVICES` of the children, when a session measures
     /// on several GPUs side by side ([`visible_device`]); else inherited.
     pub visible_device: Option<String>,
+}
+
+impl Default for ChildEnv<'_> {
+    /// The method's processes, no shared folder, the GPUs inherited.
+    fn default() -> Self {
+        ChildEnv {
+            processes: crate::diagnostics::processes(None),
+            data_dir: None,
+            visible_device: None,
+        }
+    }
 }
 
 /// The `CUDA_VISIBLE_DEVICES` value that shows a child only the `lane`-th
@@ -65,8 +80,8 @@ pub fn probe_gpu_count(runner_exe: &Path) -> usize {
         .unwrap_or(0)
 }
 
-/// Measures `example` in [`crate::diagnostics::processes`] child processes
-/// of `runner_exe`, one after another, and returns the pooled record. Never
+/// Measures `example` in `children.processes` child processes of
+/// `runner_exe`, one after another, and returns the pooled record. Never
 /// fails: every way a child can end is a [`Status`], and the first child
 /// that fails to run every size (compile error, launch error, fault, time
 /// limit) ends the example with its record. `limit` applies to each child.
@@ -86,7 +101,7 @@ pub fn measure_isolated(
     quick: bool,
 ) -> Record {
     let started = Instant::now();
-    let processes = crate::diagnostics::processes();
+    let processes = children.processes;
     let run = if quick { 1 } else { processes };
     let mut runs = Vec::new();
     let mut failed = None;
@@ -508,6 +523,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let env = ChildEnv {
+            processes: 1,
             data_dir: None,
             visible_device: Some("GPU-1234".into()),
         };

@@ -45,7 +45,10 @@ impl Preprocessor for CudaPreprocessor {
             // `mdbook test` runs rustdoc on Rust blocks; it must never measure.
             settings.mode = Mode::Frozen;
         }
-        let mut bench = IsolatedBench::new(settings.runner.clone());
+        let mut bench = IsolatedBench::new(
+            settings.runner.clone(),
+            cuda_measured_core::session::Config::from_env(),
+        );
         bench.quick = settings.quick;
         let target = Target::for_renderer(&ctx.renderer);
         process(book, &settings, target, &mut bench, &mut std::io::stderr())

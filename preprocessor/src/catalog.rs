@@ -345,7 +345,7 @@ fn checked(
 /// edge size, the plan resolves on the book's target GPU, fits its limits
 /// and binds every argument ([`plan_check::check_as_declared`]).
 fn static_checks(example: &Example) -> Result<(), String> {
-    plan_check::check_as_declared(example)
+    plan_check::check_as_declared(example).map_err(|e| e.to_string())
 }
 
 /// Prefixes the block's place unless the message already starts with it

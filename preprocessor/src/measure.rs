@@ -307,7 +307,7 @@ pub fn wants_measuring(mode: Mode, outcome: &Outcome) -> bool {
 /// One line saying how a measurement ended.
 fn outcome_line(record: &Record) -> String {
     let mut line = status_words(record.status);
-    if record.status.as_expectation() != cuda_measured_core::declaration::Expectation::Pass
+    if record.status.as_expectation() != Some(cuda_measured_core::declaration::Expectation::Pass)
         && record.as_expected()
     {
         line.push_str(", as declared");

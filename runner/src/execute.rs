@@ -50,10 +50,29 @@ impl Stop {
     }
 }
 
+/// What the measuring process is told by its parent, read once by the
+/// `measure` command from the environment the parent gave it.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Where the session's processes share prepared inputs, references and
+    /// ceilings ([`problem::cache::DATA_DIR_VAR`]); `None`: this process
+    /// prepares its own.
+    pub data_dir: Option<std::path::PathBuf>,
+    /// Where raw samples are written, one file per timed size
+    /// ([`crate::diagnostics::ENV_SAMPLES_DIR`]); `None`: nowhere.
+    pub samples_dir: Option<std::path::PathBuf>,
+}
+
 /// Runs `example` as process `process` of `processes` (each samples with
 /// its [`measure::Policy::share`] of the budget) and returns its record with
 /// the raw samples of every timed size; never panics on kernel failures.
-pub fn run_example(example: &Example, key: &str, process: usize, processes: usize) -> Measured {
+pub fn run_example(
+    example: &Example,
+    key: &str,
+    process: usize,
+    processes: usize,
+    settings: &Settings,
+) -> Measured {
     let started = Instant::now();
     let mut record = Record::failure(example, key, Status::Pass, "", "");
     record.processes = 1;
@@ -66,6 +85,7 @@ pub fn run_example(example: &Example, key: &str, process: usize, processes: usiz
         &mut samples_us,
         &policy,
         process,
+        settings,
         &mut cost,
     );
     record.cost = Some(cost);
@@ -86,6 +106,7 @@ fn run_into(
     samples_us: &mut Vec<Vec<f64>>,
     policy: &measure::Policy,
     process: usize,
+    settings: &Settings,
     cost: &mut Cost,
 ) -> Result<(), Stop> {
     let mut phase = Instant::now();
@@ -106,7 +127,7 @@ fn run_into(
     }
     let problem = decl.resolve_problem().ok_or_else(|| {
         Stop::new(
-            Status::LaunchError,
+            Status::SetupError,
             format!(
                 "unknown problem `{}`; known: {}",
                 decl.problem,
@@ -150,8 +171,7 @@ fn run_into(
     })?;
 
     cost.compile_s = lap();
-    let data_dir: Option<std::path::PathBuf> =
-        std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into);
+    let data_dir = settings.data_dir.clone();
     let mut timer = Timer::new(
         &ctx,
         &arch,
@@ -213,6 +233,7 @@ fn run_into(
                 policy,
                 process,
                 data_dir: data_dir.as_deref(),
+                samples_dir: settings.samples_dir.as_deref(),
                 peak_gbs: facts.peak_gbs,
                 l2_bytes: facts.l2_bytes,
                 ceilings: &ceilings,
@@ -247,6 +268,7 @@ fn run_into(
             &facts,
             Shared {
                 data_dir: data_dir.clone(),
+                samples_dir: settings.samples_dir.clone(),
                 gpu_tag: gpu_tag.clone(),
                 policy,
                 process,
@@ -287,6 +309,9 @@ fn load_variant(
             message: first_error,
             log,
         },
+        missing @ crate::compile::CompileError::NoNvrtc => {
+            Stop::new(Status::SetupError, missing.to_string())
+        }
         other => Stop::new(Status::CompileError, other.to_string()),
     })?;
     if !compiled.log.is_empty() {
@@ -329,6 +354,7 @@ struct Point<'a> {
 /// What every compilation's runs share.
 struct Shared<'a> {
     data_dir: Option<std::path::PathBuf>,
+    samples_dir: Option<std::path::PathBuf>,
     gpu_tag: String,
     policy: &'a measure::Policy,
     process: usize,
@@ -364,6 +390,7 @@ fn run_sizes(
     };
     let Shared {
         data_dir,
+        samples_dir,
         gpu_tag,
         policy,
         process,
@@ -379,6 +406,7 @@ fn run_sizes(
         digest: timer.answer_digest(),
         sms: facts.sm_count,
         data_dir,
+        samples_dir,
         gpu_tag,
         policy,
         process,
@@ -454,7 +482,10 @@ enum SizeError {
     /// The driver refused or the kernel faulted.
     Run(RunError),
     /// The declaration does not fit this size (plan or argument binding).
-    Declared(String),
+    Declared(crate::header_lines::HeaderError),
+    /// The measuring support (a ceiling at this size) failed: the GPU's
+    /// fault, not the example's.
+    Support(String),
 }
 
 impl From<RunError> for SizeError {
@@ -472,11 +503,12 @@ fn where_(shape: Shape, rowwise: bool) -> String {
 fn at_size(e: SizeError, shape: Shape, rowwise: bool) -> Stop {
     let at = where_(shape, rowwise);
     match e {
-        SizeError::Declared(msg) => Stop::new(Status::LaunchError, format!("at {at}: {msg}")),
+        SizeError::Declared(mistake) => Stop::new(Status::LaunchError, mistake.at(at).to_string()),
         SizeError::Run(RunError::Launch(err)) => Stop::new(
             Status::LaunchError,
             format!("at {at}: launch refused: {err}"),
         ),
+        SizeError::Support(why) => Stop::new(Status::Fault, format!("at {at}: {why}")),
         SizeError::Run(RunError::Fault(err)) => {
             Stop::new(Status::Fault, format!("at {at}: the kernel faulted: {err}"))
         }
@@ -507,6 +539,8 @@ struct SizeRunner<'a> {
     sms: u32,
     /// Where the measuring processes share prepared data, if anywhere.
     data_dir: Option<std::path::PathBuf>,
+    /// Where raw samples are written, if anywhere.
+    samples_dir: Option<std::path::PathBuf>,
     /// Digests answers on the GPU for the verdicts kept by key.
     digest: crate::digest::AnswerDigest,
     /// Names the GPU in values shared once per session (its ceilings).
@@ -530,7 +564,7 @@ enum Arg {
 impl SizeRunner<'_> {
     fn run(&mut self, shape: Shape, timing: Option<Timing<'_>>) -> Result<Outcome, SizeError> {
         let plan = launch_plan::resolve_shape(&self.example.declaration, shape, self.sms)
-            .map_err(|e| SizeError::Declared(e.at(self.example)))?;
+            .map_err(|e| SizeError::Declared(e.at(self.example).into()))?;
         limits::check(&plan, self.limits, self.needs, self.example).map_err(SizeError::Declared)?;
         // Edge sizes get data whose answer is exact; timed sizes random data.
         let data = if timing.is_some() {
@@ -556,7 +590,7 @@ impl SizeRunner<'_> {
             binding::bind(self.example, self.problem, &plan).map_err(SizeError::Declared)?;
         let args = buffers
             .args(&bindings, &stream)
-            .map_err(SizeError::Declared)?;
+            .map_err(|e| SizeError::Declared(e.into()))?;
         opt_in_shared(&plan.launches, self.functions, self.needs)
             .map_err(|e| SizeError::Run(RunError::Launch(e)))?;
         let functions = self.functions;
@@ -621,7 +655,13 @@ impl SizeRunner<'_> {
             Some(v) => format!("{}{}", self.example.id, v.suffix()),
             None => self.example.id.clone(),
         };
-        crate::diagnostics::dump_samples(&dumped_id, shape.cols, self.process, &samples.times_us);
+        crate::diagnostics::dump_samples(
+            self.samples_dir.as_deref(),
+            &dumped_id,
+            shape.cols,
+            self.process,
+            &samples.times_us,
+        );
         // The last timed run's answer must be right too. An answer equal
         // to one already judged takes that verdict (by a digest
         // taken on the GPU; keeping a device copy to compare bytes cost more
@@ -670,7 +710,7 @@ impl SizeRunner<'_> {
                 || t.timer.copy_at(bytes, self.policy),
             )
             .map_err(|e| {
-                SizeError::Declared(format!(
+                SizeError::Support(format!(
                     "measuring the copy ceiling at this size failed: {e:#}"
                 ))
             })?;
@@ -937,6 +977,7 @@ fn load_kernels(
         let f = module.load_function(&spec.kernel).map_err(|_| {
             signature::kernels_defined(example, entries)
                 .err()
+                .map(|mistake| mistake.to_string())
                 .unwrap_or_else(|| format!(
                     "kernel `{}` is not in the compiled code: declare it `extern \"C\" __global__` so its name is not mangled",
                     spec.kernel

@@ -11,10 +11,10 @@ use cudarc::driver::{
     PushKernelArg, result, sys,
 };
 use std::sync::Arc;
-use std::time::Instant;
 
 pub use cuda_measured_core::method::{
-    Ceilings, MeasuredCeiling, POLICY, Policy, Samples, median, rel_stdev, stop_after,
+    Ceilings, MeasuredCeiling, POLICY, Policy, Samples, Taken, median, rel_stdev,
+    sample_until_stop, stop_after,
 };
 use cuda_measured_core::problem::reports::{self, Direction};
 
@@ -62,7 +62,6 @@ pub struct Timer {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
-    blocker: CudaFunction,
     empty: CudaFunction,
     read: CudaFunction,
     copy: CudaFunction,
@@ -71,11 +70,8 @@ pub struct Timer {
     digest: crate::digest::AnswerDigest,
     flush: CudaSlice<u8>,
     flush_value: u8,
-    flag_host: *mut i32,
-    flag_dev: u64,
-    _flag_alloc: cudarc::driver::PinnedHostSlice<i32>,
-    start: cudarc::driver::CudaEvent,
-    stop: cudarc::driver::CudaEvent,
+    /// The blocking kernel and event pair of the one stream.
+    streams: StreamTimer,
     clocks: Option<Clocks>,
     default_clock_mhz: f64,
     sm_count: u32,
@@ -157,8 +153,178 @@ pub fn support_cubin(arch: &str, data_dir: Option<&std::path::Path>) -> anyhow::
     Ok(cubin)
 }
 
-/// The blocking kernel gives up after this long (the host queues far faster).
+/// The blocking kernel gives up after this long (the host queues far
+/// faster), and says so in the flag's second word.
 const BLOCKER_TIMEOUT_NS: u64 = 2_000_000_000;
+
+/// One stream's part of a [`StreamTimer`].
+struct Lane {
+    stream: Arc<CudaStream>,
+    /// `cm_blocker` of the support kernels, loaded in the stream's context.
+    blocker: CudaFunction,
+    /// The release flag as this stream's GPU addresses it.
+    flag_dev: sys::CUdeviceptr,
+    start: cudarc::driver::CudaEvent,
+    stop: cudarc::driver::CudaEvent,
+}
+
+/// The one timer of the method, over a set of streams: one for a kernel
+/// example, one per rank (each on its own GPU) for a collective. Each
+/// stream has the blocking kernel (`cm_blocker`) and an event pair; all
+/// blockers wait on one flag in page-locked host memory mapped into every
+/// GPU, so that one host write releases every stream at once (the common
+/// start of a collective). The sampling loop around it is the core's
+/// [`sample_until_stop`].
+pub struct StreamTimer {
+    lanes: Vec<Lane>,
+    _flag: cudarc::driver::PinnedHostSlice<i32>,
+    flag_host: *mut i32,
+}
+
+impl StreamTimer {
+    /// A timer of `lanes`: each stream with the `cm_blocker` loaded in its
+    /// own context. The flag is allocated in the first stream's context,
+    /// portable to the others.
+    pub fn new(lanes: Vec<(Arc<CudaStream>, CudaFunction)>) -> Result<Self, DriverError> {
+        let Some((first, _)) = lanes.first() else {
+            return Err(DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE));
+        };
+        // SAFETY: two ints of page-locked memory, portable (every context)
+        // and mapped into the devices; written below before any use.
+        let mut flag = unsafe {
+            first.context().alloc_pinned_with_flags::<i32>(
+                2,
+                sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP,
+            )
+        }?;
+        let flag_host = flag.as_mut_ptr()?;
+        // SAFETY: flag_host points at two ints; no kernel runs yet.
+        unsafe {
+            flag_host.write_volatile(1);
+            flag_host.add(1).write_volatile(0);
+        }
+        let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let lanes = lanes
+            .into_iter()
+            .map(|(stream, blocker)| {
+                let ctx = stream.context().clone();
+                ctx.bind_to_thread()?;
+                let mut flag_dev: sys::CUdeviceptr = 0;
+                // SAFETY: flag_host was allocated portable and device-mapped;
+                // the stream's context is current.
+                unsafe { sys::cuMemHostGetDevicePointer_v2(&mut flag_dev, flag_host.cast(), 0) }
+                    .result()?;
+                Ok(Lane {
+                    start: ctx.new_event(timing)?,
+                    stop: ctx.new_event(timing)?,
+                    stream,
+                    blocker,
+                    flag_dev,
+                })
+            })
+            .collect::<Result<Vec<Lane>, DriverError>>()?;
+        Ok(StreamTimer {
+            lanes,
+            _flag: flag,
+            flag_host,
+        })
+    }
+
+    /// Times what `enqueue` queues, on every stream between its event
+    /// pair, with every stream held by its blocking kernel until all is
+    /// queued. Returns each stream's time, µs, and whether a blocker gave
+    /// up before the release (host latency may then be in).
+    pub fn blocked<E: From<RunError>>(
+        &mut self,
+        enqueue: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(Vec<f64>, bool), E> {
+        // SAFETY: every stream is idle here (each interval ends with a
+        // synchronisation), so no blocker reads the flag while it is armed.
+        unsafe {
+            self.flag_host.write_volatile(0);
+            self.flag_host.add(1).write_volatile(0);
+        }
+        let queued = self
+            .arm()
+            .map_err(|e| E::from(classify_queue_error(e)))
+            .and_then(|()| enqueue())
+            .and_then(|()| {
+                self.record_stops()
+                    .map_err(|e| E::from(classify_queue_error(e)))
+            });
+        // Released whatever happened, so that no blocker is left spinning.
+        // SAFETY: flag_host is valid page-locked memory; blockers poll it.
+        unsafe { self.flag_host.write_volatile(1) };
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        let synced = self.synchronize();
+        queued?;
+        synced?;
+        let us = self.elapsed_us()?;
+        // SAFETY: as above; the streams are idle again.
+        let timed_out = unsafe { self.flag_host.add(1).read_volatile() } != 0;
+        Ok((us, timed_out))
+    }
+
+    /// Times what `enqueue` queues on every stream between its event pair,
+    /// without the blocking kernel: the host's time queueing it falls
+    /// inside (for work the driver may wait on in the queueing call).
+    pub fn unblocked<E: From<RunError>>(
+        &mut self,
+        enqueue: impl FnOnce() -> Result<(), E>,
+    ) -> Result<Vec<f64>, E> {
+        self.synchronize()?;
+        for lane in &self.lanes {
+            lane.start
+                .record(&lane.stream)
+                .map_err(classify_queue_error)?;
+        }
+        enqueue()?;
+        self.record_stops().map_err(classify_queue_error)?;
+        self.synchronize()?;
+        Ok(self.elapsed_us()?)
+    }
+
+    /// Each stream's blocker, then its start event.
+    fn arm(&self) -> Result<(), DriverError> {
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        for lane in &self.lanes {
+            let mut b = lane.stream.launch_builder(&lane.blocker);
+            b.arg(&lane.flag_dev).arg(&BLOCKER_TIMEOUT_NS);
+            // SAFETY: the arguments match cm_blocker(volatile int*, unsigned long long).
+            unsafe { b.launch(one) }?;
+            lane.start.record(&lane.stream)?;
+        }
+        Ok(())
+    }
+
+    fn record_stops(&self) -> Result<(), DriverError> {
+        self.lanes
+            .iter()
+            .try_for_each(|lane| lane.stop.record(&lane.stream))
+    }
+
+    /// Waits for every stream; a failure there is the work's fault.
+    fn synchronize(&self) -> Result<(), RunError> {
+        self.lanes
+            .iter()
+            .try_for_each(|lane| lane.stream.synchronize())
+            .map_err(RunError::Fault)
+    }
+
+    fn elapsed_us(&self) -> Result<Vec<f64>, RunError> {
+        self.lanes
+            .iter()
+            .map(|lane| {
+                let ms = lane.start.elapsed_ms(&lane.stop).map_err(RunError::Fault)?;
+                Ok(f64::from(ms) * 1000.0)
+            })
+            .collect()
+    }
+}
 
 /// How each sample of [`Timer::sample`] is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,17 +387,8 @@ impl Timer {
         let flush_bytes = (2 * l2_bytes).max(256 << 20) as usize;
         // SAFETY: the flush buffer is only ever memset, never read.
         let flush = unsafe { stream.alloc::<u8>(flush_bytes)? };
-        // SAFETY: two ints of pinned, device-mapped host memory; initialised below.
-        let mut flag_alloc =
-            unsafe { ctx.alloc_pinned_with_flags::<i32>(2, sys::CU_MEMHOSTALLOC_DEVICEMAP)? };
-        let flag_host = flag_alloc.as_mut_ptr()?;
-        let mut flag_dev: sys::CUdeviceptr = 0;
-        // SAFETY: flag_host was returned by cuMemHostAlloc with DEVICEMAP.
-        unsafe {
-            flag_host.write_volatile(1);
-            flag_host.add(1).write_volatile(0);
-            sys::cuMemHostGetDevicePointer_v2(&mut flag_dev, flag_host.cast(), 0).result()?;
-        }
+        let streams =
+            StreamTimer::new(vec![(stream.clone(), module.load_function("cm_blocker")?)])?;
         let default_clock_mhz =
             f64::from(ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?)
                 / 1000.0;
@@ -240,7 +397,6 @@ impl Timer {
         Ok(Timer {
             poison,
             digest,
-            blocker: module.load_function("cm_blocker")?,
             empty: module.load_function("cm_empty")?,
             read: module.load_function("cm_read")?,
             copy: module.load_function("cm_copy")?,
@@ -250,11 +406,7 @@ impl Timer {
             stream,
             flush,
             flush_value: 0,
-            flag_host,
-            flag_dev,
-            _flag_alloc: flag_alloc,
-            start: ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?,
-            stop: ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?,
+            streams,
             clocks: Clocks::open(gpu_uuid),
             default_clock_mhz,
             sm_count,
@@ -304,35 +456,18 @@ impl Timer {
         R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
-        let mut samples = Samples::default();
-        let mut clocks = Vec::new();
         // Warm-up: module load, first-touch and clock ramp stay out.
         self.one_sample(how, &mut reset, &mut work)?;
-        let started = Instant::now();
-        let mut noise_history = Vec::new();
-        loop {
-            let (t, timed_out) = self.one_sample(how, &mut reset, &mut work)?;
-            samples.blocker_timeouts += u32::from(timed_out);
-            let clock = self.clocks.as_ref().and_then(Clocks::sm_mhz);
-            let throttled =
-                clock.is_some_and(|c| c < policy.throttle_fraction * self.default_clock_mhz);
-            if throttled {
-                samples.throttled += 1;
-            } else {
-                samples.times_us.push(t);
-                noise_history.push(rel_stdev(&samples.times_us));
-                if let Some(c) = clock {
-                    clocks.push(c);
-                }
-            }
-            let gpu_s: f64 = samples.times_us.iter().sum::<f64>() / 1e6;
-            let elapsed = started.elapsed().as_secs_f64();
-            if let Some(noisy) = stop_after(policy, &noise_history, gpu_s, elapsed) {
-                samples.noisy = noisy;
-                break;
-            }
-        }
-        samples.sm_clock_mhz = median(&clocks);
+        let default_mhz = [self.default_clock_mhz];
+        let (samples, _) = sample_until_stop(policy, 1, &default_mhz, || {
+            let (time_us, blocker_timed_out) = self.one_sample(how, &mut reset, &mut work)?;
+            Ok(Taken {
+                time_us,
+                blocker_timed_out,
+                sm_mhz: self.clocks.as_ref().map(|c| vec![c.sm_mhz()]),
+                detail: (),
+            })
+        })?;
         Ok(samples)
     }
 
@@ -374,17 +509,11 @@ impl Timer {
     where
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
-        self.stream.synchronize().map_err(RunError::Fault)?;
-        self.start
-            .record(&self.stream)
-            .map_err(classify_queue_error)?;
-        enqueue(&self.stream).map_err(classify_queue_error)?;
-        self.stop
-            .record(&self.stream)
-            .map_err(classify_queue_error)?;
-        self.stream.synchronize().map_err(RunError::Fault)?;
-        let ms = self.start.elapsed_ms(&self.stop).map_err(RunError::Fault)?;
-        Ok(f64::from(ms) * 1000.0)
+        let stream = self.stream.clone();
+        let us = self
+            .streams
+            .unblocked(|| enqueue(&stream).map_err(classify_queue_error))?;
+        Ok(us[0])
     }
 
     /// Times what `enqueue` queues between one event pair, with the
@@ -394,20 +523,11 @@ impl Timer {
     where
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
-        self.arm_blocker().map_err(classify_queue_error)?;
-        self.start
-            .record(&self.stream)
-            .map_err(classify_queue_error)?;
-        let queued = enqueue(&self.stream);
-        let recorded = self.stop.record(&self.stream);
-        self.release_blocker();
-        queued.map_err(classify_queue_error)?;
-        recorded.map_err(classify_queue_error)?;
-        self.stream.synchronize().map_err(RunError::Fault)?;
-        let ms = self.start.elapsed_ms(&self.stop).map_err(RunError::Fault)?;
-        // SAFETY: flag_host is valid pinned memory for two ints.
-        let timed_out = unsafe { self.flag_host.add(1).read_volatile() } != 0;
-        Ok((f64::from(ms) * 1000.0, timed_out))
+        let stream = self.stream.clone();
+        let (us, timed_out) = self
+            .streams
+            .blocked(|| enqueue(&stream).map_err(classify_queue_error))?;
+        Ok((us[0], timed_out))
     }
 
     /// Hot figure: `work` repeated back to back with L2 warm and nothing in
@@ -436,30 +556,6 @@ impl Timer {
             cudarc::driver::DevicePtrMut::device_ptr_mut(&mut self.flush, &self.stream);
         // SAFETY: ptr addresses the whole flush allocation.
         unsafe { result::memset_d8_async(ptr, self.flush_value, len, self.stream.cu_stream()) }
-    }
-
-    fn arm_blocker(&mut self) -> Result<(), DriverError> {
-        // SAFETY: flag_host is valid pinned memory for two ints; the stream
-        // is idle here, so no kernel reads it concurrently.
-        unsafe {
-            self.flag_host.write_volatile(0);
-            self.flag_host.add(1).write_volatile(0);
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (1, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut b = self.stream.launch_builder(&self.blocker);
-        b.arg(&self.flag_dev).arg(&BLOCKER_TIMEOUT_NS);
-        // SAFETY: argument types match cm_blocker's signature.
-        unsafe { b.launch(cfg) }.map(|_| ())
-    }
-
-    fn release_blocker(&mut self) {
-        // SAFETY: flag_host is valid pinned memory; the blocker polls it.
-        unsafe { self.flag_host.write_volatile(1) };
-        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The copy ceiling at one size: the median cold time, µs, of the

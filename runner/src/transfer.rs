@@ -42,6 +42,8 @@ pub struct Context<'a> {
     pub process: usize,
     /// Where the measuring processes share prepared data.
     pub data_dir: Option<&'a std::path::Path>,
+    /// Where raw samples are written, if anywhere.
+    pub samples_dir: Option<&'a std::path::Path>,
     /// Datasheet memory bandwidth, GB/s.
     pub peak_gbs: f64,
     /// L2 bytes.
@@ -185,7 +187,13 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
         s.synchronize()
     };
     let samples = timer.sample(c.policy, sampling, &mut repoison, &mut copy)?;
-    crate::diagnostics::dump_samples(&c.example.id, n, c.process, &samples.times_us);
+    crate::diagnostics::dump_samples(
+        c.samples_dir,
+        &c.example.id,
+        n,
+        c.process,
+        &samples.times_us,
+    );
     let after = check(&mut host, &mut prepared)?;
     if !after.pass && verdict.pass {
         verdict = after;

@@ -192,7 +192,7 @@ fn entry_points_of_a_book_kernel_are_read_from_the_ptx() {
         [entry("partial_sums"), entry("final_sum")]
     );
     assert_eq!(
-        cuda_runner::signature::check(&example, &compiled.entries),
+        cuda_runner::signature::check(&example, &compiled.entries).map_err(|e| e.to_string()),
         Ok(())
     );
 }
@@ -210,7 +210,9 @@ fn a_kernel_without_extern_c_is_found_under_its_mangled_name() {
     let names: Vec<&str> = compiled.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["_Z5sum_kPKfPfj"]);
     assert_eq!(
-        cuda_runner::signature::check(&example, &compiled.entries).unwrap_err(),
+        cuda_runner::signature::check(&example, &compiled.entries)
+            .map_err(|e| e.to_string())
+            .unwrap_err(),
         "launch 0: kernel `sum_k` is in the compiled code only under its C++ name `_Z5sum_kPKfPfj`: declare it `extern \"C\" __global__` so that its name is kept (`kernel` at src/chapter.md:44)"
     );
 }
@@ -223,7 +225,7 @@ fn declarations_that_do_not_match_the_compiled_kernel_are_caught() {
     let check = |kernel: &str, args: &str| {
         let example = inline(kernel, args, code);
         let compiled = compile_or_explain(&example).expect("compiles");
-        cuda_runner::signature::check(&example, &compiled.entries)
+        cuda_runner::signature::check(&example, &compiled.entries).map_err(|e| e.to_string())
     };
     assert_eq!(check("sum_k", r#"["input", "out", "n"]"#), Ok(()));
     assert_eq!(

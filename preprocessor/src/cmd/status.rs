@@ -84,7 +84,10 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
     let disk = book_files::load(&args.book)?;
     let mut settings = Settings::load(&disk.root, &disk.config, |k| std::env::var(k).ok())?;
     settings.mode = Mode::Frozen;
-    let mut bench = IsolatedBench::new(settings.runner.clone());
+    let mut bench = IsolatedBench::new(
+        settings.runner.clone(),
+        cuda_measured_core::session::Config::from_env(),
+    );
     let pass = run_pass(
         &disk.chapters,
         &settings,

@@ -316,7 +316,10 @@ fn the_pass_gathers_the_evidence() {
         &[chapter("ch.md", &text)],
         &book.settings,
         crate::render::Target::Markdown,
-        &mut crate::measure::IsolatedBench::new(book.settings.runner.clone()),
+        &mut crate::measure::IsolatedBench::new(
+            book.settings.runner.clone(),
+            cuda_measured_core::session::Config::default(),
+        ),
         &mut Vec::new(),
     )
     .expect("a frozen pass never measures");

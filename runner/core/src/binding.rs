@@ -11,6 +11,7 @@
 
 use crate::declaration::Declaration;
 use crate::example::Example;
+use crate::header_lines::HeaderError;
 use crate::launch_plan::{ResolvedPlan, variables_in_order};
 use crate::problem::{Problem, Scalar, ScalarKind};
 
@@ -96,7 +97,7 @@ pub fn bind(
     example: &Example,
     problem: &dyn Problem,
     plan: &ResolvedPlan,
-) -> Result<Vec<Vec<Binding>>, String> {
+) -> Result<Vec<Vec<Binding>>, HeaderError> {
     let decl = &example.declaration;
     plan.launches
         .iter()
@@ -124,9 +125,10 @@ pub fn bind(
                                 launch.kernel,
                                 at()
                             )
+                            .into()
                         })
                     }
-                    None => Err(unknown(example, problem, plan, i, name)),
+                    None => Err(unknown(example, problem, plan, i, name).into()),
                 })
                 .collect()
         })
@@ -201,7 +203,7 @@ mod tests {
         let ex = example(r#"["partials", "output", "grid0"]"#);
         let plan = resolve(&ex.declaration, 1 << 20, 132).unwrap();
         assert_eq!(
-            bind(&ex, &SumF32, &plan).unwrap_err(),
+            bind(&ex, &SumF32, &plan).unwrap_err().to_string(),
             "launch 1 (`b`): argument `output` is not a buffer of `sum_f32` (input, out), a scratch buffer (partials) or a scalar (n, sms, grid0, block0, grid1, block1): fix `args` at src/ch.md:24"
         );
     }

@@ -7,10 +7,22 @@
 //! rewrite first: launch plans ([`crate::plan_expr`]) and elementwise
 //! references ([`crate::problem::elementwise`]).
 
+/// Why an expression's calls cannot be rewritten: a call with other than
+/// two arguments, or parentheses that do not match; in words, with the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CallSyntaxError(String);
+
+impl From<String> for CallSyntaxError {
+    fn from(message: String) -> Self {
+        CallSyntaxError(message)
+    }
+}
+
 /// `text` with every call of a function in `binary` rewritten infix,
 /// innermost first; `Err` says what is wrong (a call with other than two
 /// arguments, parentheses that do not match).
-pub fn infix(text: &str, binary: &[&str]) -> Result<String, String> {
+pub fn infix(text: &str, binary: &[&str]) -> Result<String, CallSyntaxError> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
@@ -32,7 +44,8 @@ pub fn infix(text: &str, binary: &[&str]) -> Result<String, String> {
                     return Err(format!(
                         "`{name}` takes two arguments, `{name}(a, b)`; it is given {}",
                         args.len()
-                    ));
+                    )
+                    .into());
                 };
                 out.push_str(&format!(
                     "(({}) {name} ({}))",
@@ -124,12 +137,19 @@ mod tests {
         assert!(
             infix("min(a)", PLAN)
                 .unwrap_err()
+                .to_string()
                 .contains("takes two arguments")
         );
-        assert!(infix("min(a, b, c)", PLAN).unwrap_err().contains("given 3"));
+        assert!(
+            infix("min(a, b, c)", PLAN)
+                .unwrap_err()
+                .to_string()
+                .contains("given 3")
+        );
         assert!(
             infix("min(a, (b)", PLAN)
                 .unwrap_err()
+                .to_string()
                 .contains("no matching")
         );
     }

@@ -112,7 +112,7 @@ pub fn judge(example: &Example, verdict: &CompileVerdict) -> Judgement {
     match verdict {
         CompileVerdict::Compiled { .. } if declared_error => Judgement::CompilesAgainstDeclaration,
         CompileVerdict::Compiled { log, entries, .. } => match declared_kernels(example, entries) {
-            Err(message) => Judgement::Mismatch(message),
+            Err(mismatch) => Judgement::Mismatch(mismatch.to_string()),
             Ok(()) => Judgement::Compiles {
                 warnings: !log.trim().is_empty(),
             },
@@ -136,7 +136,10 @@ pub fn judge(example: &Example, verdict: &CompileVerdict) -> Judgement {
 /// ([`signature::check`]). An example that declares `expect =
 /// "launch-error"` may name a kernel the program lacks: the runner reports
 /// that as the launch error it declares.
-fn declared_kernels(example: &Example, entries: &[Entry]) -> Result<(), String> {
+fn declared_kernels(
+    example: &Example,
+    entries: &[Entry],
+) -> Result<(), crate::header_lines::HeaderError> {
     let result = signature::check(example, entries);
     if example.declaration.expect == Expectation::LaunchError
         && signature::kernels_defined(example, entries).is_err()

@@ -250,6 +250,27 @@ impl<'de> Deserialize<'de> for Declaration {
     }
 }
 
+/// Why a written size is not one of an example's sizes
+/// ([`Declaration::declared_size`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// The text is no size of the problem's dimensions.
+    #[error(transparent)]
+    Unreadable(#[from] crate::dims::DimsError),
+    /// A size, but not one the example declares.
+    #[error(
+        "size {size} is not one of its sizes{}: its sizes are {}",
+        crate::suggest::did_you_mean(&size.to_string(), declared.iter().map(String::as_str)),
+        declared.join("; ")
+    )]
+    Undeclared {
+        /// The size as read.
+        size: Dims,
+        /// The declared sizes, in their canonical text.
+        declared: Vec<String>,
+    },
+}
+
 /// What is wrong with a declaration, in words that say how to fix it.
 #[derive(Debug, thiserror::Error)]
 pub enum DeclarationError {
@@ -399,17 +420,15 @@ impl Declaration {
 
     /// Reads `text` as one of its declared sizes; the message of a size it
     /// does not declare lists those it does, in their canonical text.
-    pub fn declared_size(&self, text: &str) -> Result<Dims, String> {
-        let size = self.read_size(text).map_err(|e| e.to_string())?;
+    pub fn declared_size(&self, text: &str) -> Result<Dims, SizeError> {
+        let size = self.read_size(text)?;
         if self.sizes.contains(&size) {
             return Ok(size);
         }
-        let list: Vec<String> = self.sizes.iter().map(Dims::to_string).collect();
-        Err(format!(
-            "size {size} is not one of its sizes{}: its sizes are {}",
-            crate::suggest::did_you_mean(&size.to_string(), list.iter().map(String::as_str)),
-            list.join("; ")
-        ))
+        Err(SizeError::Undeclared {
+            size,
+            declared: self.sizes.iter().map(Dims::to_string).collect(),
+        })
     }
 
     /// The values of its swept parameter in declared order, each as
@@ -1022,7 +1041,7 @@ args = ["partials", "out", "grid0"]
         let d = Declaration::parse(TWO_PASS).unwrap();
         assert_eq!(d.declared_size("2^20").unwrap(), Dims::n(1 << 20));
         assert_eq!(d.declared_size("n = 1048576").unwrap(), Dims::n(1 << 20));
-        let undeclared = d.declared_size("2^21").unwrap_err();
+        let undeclared = d.declared_size("2^21").unwrap_err().to_string();
         assert!(
             undeclared.contains("its sizes are 2^20; 1000003"),
             "{undeclared}"

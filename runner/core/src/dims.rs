@@ -90,6 +90,18 @@ pub struct DimsError {
     pub message: String,
 }
 
+/// Why a size's text does not read as a size at all, whatever its
+/// dimensions (`2^`, `M = `, a name without a value); in words.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct SyntaxError(String);
+
+impl From<String> for SyntaxError {
+    fn from(message: String) -> Self {
+        SyntaxError(message)
+    }
+}
+
 impl Dims {
     /// The size `values` of `dims` (one value each, in order), or `None`
     /// when the counts differ or there are more than [`MAX_DIMS`].
@@ -284,10 +296,10 @@ pub enum Written {
 
 impl Written {
     /// Reads the syntax of `text`; the message says what is wrong.
-    pub fn parse(text: &str) -> Result<Written, String> {
+    pub fn parse(text: &str) -> Result<Written, SyntaxError> {
         let t = text.trim();
         if t.is_empty() {
-            return Err("it is empty".into());
+            return Err(SyntaxError("it is empty".into()));
         }
         let named =
             t.contains('=') || t.contains(',') || t.starts_with(|c: char| c.is_ascii_alphabetic());
@@ -298,7 +310,7 @@ impl Written {
             for part in &parts {
                 let v = value(part).map_err(|e| {
                     if parts.len() > 1 {
-                        format!("`{t}` is not values joined by `x`: {e}")
+                        format!("`{t}` is not values joined by `x`: {e}").into()
                     } else {
                         e
                     }
@@ -326,7 +338,7 @@ impl Written {
                     || !name.starts_with(|c: char| c.is_ascii_alphabetic())
                     || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 {
-                    return Err(format!("`{name}` is not a dimension's name"));
+                    return Err(format!("`{name}` is not a dimension's name").into());
                 }
             }
             groups.push((
@@ -456,7 +468,7 @@ impl fmt::Display for Written {
 }
 
 /// One value: a whole number or `b^k`, with an optional byte unit.
-fn value(text: &str) -> Result<Value, String> {
+fn value(text: &str) -> Result<Value, SyntaxError> {
     let t = text.trim().replace('_', "");
     let bad = || {
         format!(

@@ -303,7 +303,7 @@ pub fn load(book_root: &Path, kernels_dir: &Path, name: &str) -> Result<Stage, S
                 path,
                 line: line_of(&text, spanned.span().start),
             })
-            .map_err(|message| at(spanned.span(), message))
+            .map_err(|message| at(spanned.span(), message.to_string()))
     };
     let text_of = |spanned: &Spanned<String>| Text {
         text: spanned.get_ref().trim_end().to_string(),
@@ -594,16 +594,29 @@ impl GateContext<'_> {
     }
 }
 
+/// Why a kernel file named in a stage is not one: it climbs out of the
+/// stage's folder, is no `.cu` file, or does not exist (with the likely
+/// name); in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct KernelRefError(String);
+
+impl From<String> for KernelRefError {
+    fn from(message: String) -> Self {
+        KernelRefError(message)
+    }
+}
+
 /// A kernel file named in a stage, relative to the kernels folder, when it
 /// is a `.cu` file in the stage's folder (or below it) that exists.
-fn kernel_ref(kernels_dir: &Path, folder: &str, written: &str) -> Result<String, String> {
+fn kernel_ref(kernels_dir: &Path, folder: &str, written: &str) -> Result<String, KernelRefError> {
     let climbs = Path::new(written)
         .components()
         .any(|c| !matches!(c, Component::Normal(_)));
     if climbs || !written.ends_with(".cu") {
         return Err(format!(
             "`{written}` is not a kernel file of this stage: name a .cu file in kernels/{EXERCISES_DIR}/{folder}/, relative to it"
-        ));
+        ).into());
     }
     let rel = if folder.is_empty() {
         format!("{EXERCISES_DIR}/{written}")
@@ -629,7 +642,8 @@ fn kernel_ref(kernels_dir: &Path, folder: &str, written: &str) -> Result<String,
         written,
         files.iter().map(String::as_str),
         "write the kernel there first (`cuda-runner new` starts one)",
-    ))
+    )
+    .into())
 }
 
 /// The short names of the counters profiles hold, with the words a page

@@ -4,6 +4,27 @@
 //! kernels against the PTX) names the line to change
 //! ([`crate::example::Example::header_place`]).
 
+/// A mistake in an example's header that a check of its plans, limits,
+/// argument bindings or kernels found: what is wrong, the `file:line` of
+/// the field to change ([`HeaderField`]) and the fix, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HeaderError(String);
+
+impl HeaderError {
+    /// The same mistake, said to happen `at` a size or a case (`at n =
+    /// 1024: ...`).
+    pub fn at(self, at: impl std::fmt::Display) -> Self {
+        HeaderError(format!("at {at}: {}", self.0))
+    }
+}
+
+impl From<String> for HeaderError {
+    fn from(message: String) -> Self {
+        HeaderError(message)
+    }
+}
+
 /// A field of an example's header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeaderField<'a> {

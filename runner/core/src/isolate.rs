@@ -25,15 +25,30 @@ pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
         .unwrap_or(fallback)
 }
 
-/// What the measuring children of a session get in their environment.
-#[derive(Debug, Clone, Default)]
+/// What the measuring children of a session get: how many measure each
+/// example, and their environment.
+#[derive(Debug, Clone)]
 pub struct ChildEnv<'a> {
+    /// Processes that measure each example, one after another
+    /// ([`crate::session::Config::processes`]).
+    pub processes: usize,
     /// Where the processes share prepared inputs and references
     /// ([`crate::problem::cache`]); without it each prepares its own.
     pub data_dir: Option<&'a Path>,
     /// The `CUDA_VISIBLE_DEVICES` of the children, when a session measures
     /// on several GPUs side by side ([`visible_device`]); else inherited.
     pub visible_device: Option<String>,
+}
+
+impl Default for ChildEnv<'_> {
+    /// The method's processes, no shared folder, the GPUs inherited.
+    fn default() -> Self {
+        ChildEnv {
+            processes: crate::diagnostics::processes(None),
+            data_dir: None,
+            visible_device: None,
+        }
+    }
 }
 
 /// The `CUDA_VISIBLE_DEVICES` value that shows a child only the `lane`-th
@@ -65,8 +80,8 @@ pub fn probe_gpu_count(runner_exe: &Path) -> usize {
         .unwrap_or(0)
 }
 
-/// Measures `example` in [`crate::diagnostics::processes`] child processes
-/// of `runner_exe`, one after another, and returns the pooled record. Never
+/// Measures `example` in `children.processes` child processes of
+/// `runner_exe`, one after another, and returns the pooled record. Never
 /// fails: every way a child can end is a [`Status`], and the first child
 /// that fails to run every size (compile error, launch error, fault, time
 /// limit) ends the example with its record. `limit` applies to each child.
@@ -86,7 +101,7 @@ pub fn measure_isolated(
     quick: bool,
 ) -> Record {
     let started = Instant::now();
-    let processes = crate::diagnostics::processes();
+    let processes = children.processes;
     let run = if quick { 1 } else { processes };
     let mut runs = Vec::new();
     let mut failed = None;
@@ -103,8 +118,8 @@ pub fn measure_isolated(
                 break;
             }
             Ok(m) => runs.push(m),
-            Err((status, message, log)) => {
-                failed = Some(Record::failure(example, key, status, message, log));
+            Err(failure) => {
+                failed = Some(failure.into_record(example, key));
                 break;
             }
         }
@@ -127,7 +142,87 @@ pub fn measure_isolated(
     record
 }
 
-type ChildFailure = (Status, String, String);
+/// How a measuring child ended without a result the parent can read.
+#[derive(Debug, thiserror::Error)]
+pub enum ChildFailure {
+    /// The runner could not be started (or its job not written).
+    #[error(
+        "could not start `{} measure` ({error}); build it with `cargo build --release -p cuda-runner` or set `runner` in [preprocessor.cuda]",
+        runner.display()
+    )]
+    NotStarted {
+        /// The runner as named.
+        runner: std::path::PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// The child ran past its time limit and was stopped.
+    #[error("did not finish within {} s and was stopped; {}", limit.as_secs(), why_stopped(*printed))]
+    TimedOut {
+        /// The limit it ran past.
+        limit: Duration,
+        /// Bytes of device printf output, when past [`PRINTF_CAP`]: the
+        /// likely reason then.
+        printed: Option<u64>,
+        /// Its stderr and device printf output.
+        log: String,
+    },
+    /// The child wrote a result this runner cannot parse.
+    #[error("the measuring process wrote a result this runner cannot read ({error})")]
+    UnreadableResult {
+        /// The parser's complaint.
+        error: serde_json::Error,
+        /// Its stderr and device printf output.
+        log: String,
+    },
+    /// The child ended without writing a result (it crashed or was killed).
+    #[error("the measuring process ended ({exit}) without a result")]
+    NoResult {
+        /// How it ended.
+        exit: std::process::ExitStatus,
+        /// Its stderr and device printf output.
+        log: String,
+    },
+}
+
+impl ChildFailure {
+    /// The status the example's record gets.
+    pub fn status(&self) -> Status {
+        match self {
+            ChildFailure::TimedOut { .. } => Status::Timeout,
+            ChildFailure::NotStarted { .. }
+            | ChildFailure::UnreadableResult { .. }
+            | ChildFailure::NoResult { .. } => Status::Fault,
+        }
+    }
+
+    /// What the child printed (stderr, then device printf output).
+    pub fn log(&self) -> &str {
+        match self {
+            ChildFailure::NotStarted { .. } => "",
+            ChildFailure::TimedOut { log, .. }
+            | ChildFailure::UnreadableResult { log, .. }
+            | ChildFailure::NoResult { log, .. } => log,
+        }
+    }
+
+    /// The record of `example` that this failure ends it with.
+    pub fn into_record(self, example: &Example, key: &str) -> Record {
+        Record::failure(example, key, self.status(), self.to_string(), self.log())
+    }
+}
+
+/// Why a child that ran past its limit was stopped: a printf flood past
+/// the cap when it `printed` one, else a kernel that never ends.
+fn why_stopped(printed: Option<u64>) -> String {
+    match printed {
+        // A line or two of output is no reason; a flood past the cap is.
+        Some(bytes) => format!(
+            "it had printed {bytes} bytes with device printf: printf from every thread costs microseconds a line, so print from a few threads or at a small size"
+        ),
+        None => "a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this".to_string(),
+    }
+}
 
 /// Bytes of a kernel's device `printf` output kept for the record's log
 /// (the same cap as the GPU kernel leaderboards); the rest is read and
@@ -171,23 +266,12 @@ fn run_child(
     let err = finished.stderr.text("stderr");
     let printf = finished.stdout.text("device printf output");
     let Some(exit) = finished.status else {
-        // A line or two of output is no reason; a flood past the cap is.
-        let why = if finished.stdout.total() > PRINTF_CAP as u64 {
-            format!(
-                "it had printed {} bytes with device printf: printf from every thread costs microseconds a line, so print from a few threads or at a small size",
-                finished.stdout.total()
-            )
-        } else {
-            "a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this".to_string()
-        };
-        return Err((
-            Status::Timeout,
-            format!(
-                "did not finish within {} s and was stopped; {why}",
-                limit.as_secs()
-            ),
-            join_logs(&err, &printf),
-        ));
+        let total = finished.stdout.total();
+        return Err(ChildFailure::TimedOut {
+            limit,
+            printed: (total > PRINTF_CAP as u64).then_some(total),
+            log: join_logs(&err, &printf),
+        });
     };
     let text = std::fs::read_to_string(result_file.path()).unwrap_or_default();
     match serde_json::from_str::<Measured>(text.trim()) {
@@ -195,16 +279,14 @@ fn run_child(
             measured.record.log = join_logs(&measured.record.log, &printf);
             Ok(measured)
         }
-        Err(e) if !text.trim().is_empty() => Err((
-            Status::Fault,
-            format!("the measuring process wrote a result this runner cannot read ({e})"),
-            join_logs(&err, &printf),
-        )),
-        Err(_) => Err((
-            Status::Fault,
-            format!("the measuring process ended ({exit}) without a result"),
-            join_logs(&err, &printf),
-        )),
+        Err(error) if !text.trim().is_empty() => Err(ChildFailure::UnreadableResult {
+            error,
+            log: join_logs(&err, &printf),
+        }),
+        Err(_) => Err(ChildFailure::NoResult {
+            exit,
+            log: join_logs(&err, &printf),
+        }),
     }
 }
 
@@ -217,15 +299,11 @@ fn join_logs(first: &str, second: &str) -> String {
     }
 }
 
-fn spawn_failure(runner_exe: &Path, e: std::io::Error) -> ChildFailure {
-    (
-        Status::Fault,
-        format!(
-            "could not start `{} measure` ({e}); build it with `cargo build --release -p cuda-runner` or set `runner` in [preprocessor.cuda]",
-            runner_exe.display()
-        ),
-        String::new(),
-    )
+fn spawn_failure(runner_exe: &Path, error: std::io::Error) -> ChildFailure {
+    ChildFailure::NotStarted {
+        runner: runner_exe.to_path_buf(),
+        error,
+    }
 }
 
 /// The job a child reads: the example, its key, and which of how many
@@ -357,6 +435,62 @@ mod tests {
         assert!(m.record.log.is_empty());
     }
 
+    /// A stand-in runner that runs `body` (a shell script) and writes no result.
+    fn failing_child(dir: &Path, body: &str) -> std::path::PathBuf {
+        let script = dir.join("failing-runner");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    // A child that ends without a result is a fault with its stderr as the
+    // log; one past its limit a timeout that says why it was stopped; a
+    // runner that is not there a fault naming how to build it. Each keeps
+    // the message text records have always had.
+    #[test]
+    fn each_way_a_child_fails_has_its_status_message_and_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = example(dir.path());
+        let limit = Duration::from_secs(60);
+        let crashed = failing_child(dir.path(), "echo 'it broke' >&2\nexit 3");
+        let e = run_child(&crashed, &job(&ex), limit, &ChildEnv::default()).unwrap_err();
+        assert!(matches!(e, ChildFailure::NoResult { .. }), "{e:?}");
+        let record = e.into_record(&ex, "k");
+        assert_eq!(record.status, Status::Fault);
+        assert_eq!(
+            record.message,
+            "the measuring process ended (exit status: 3) without a result"
+        );
+        assert_eq!(record.log.trim(), "stderr:\nit broke");
+
+        let hangs = failing_child(dir.path(), "sleep 30");
+        let e = run_child(
+            &hangs,
+            &job(&ex),
+            Duration::from_secs(1),
+            &ChildEnv::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.status(), Status::Timeout);
+        assert!(
+            e.to_string()
+                .starts_with("did not finish within 1 s and was stopped; a kernel that never ends"),
+            "{e}"
+        );
+
+        let missing = dir.path().join("no-such-runner");
+        let e = run_child(&missing, &job(&ex), limit, &ChildEnv::default()).unwrap_err();
+        assert_eq!(e.status(), Status::Fault);
+        assert!(e.log().is_empty());
+        assert!(
+            e.to_string().starts_with(&format!(
+                "could not start `{} measure` (No such file or directory",
+                missing.display()
+            )),
+            "{e}"
+        );
+    }
+
     // A child of a lane sees only its GPU: the lane's entry of this
     // process's own CUDA_VISIBLE_DEVICES, or the ordinal when it has none.
     #[test]
@@ -390,6 +524,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let env = ChildEnv {
+            processes: 1,
             data_dir: None,
             visible_device: Some("GPU-1234".into()),
         };

@@ -8,6 +8,7 @@
 //! ([`crate::plan_check`]).
 
 use crate::example::Example;
+use crate::header_lines::HeaderError;
 use crate::launch_plan::ResolvedPlan;
 use std::collections::BTreeMap;
 
@@ -136,7 +137,7 @@ pub fn check(
     device: &DeviceLimits,
     kernels: &BTreeMap<String, KernelNeeds>,
     example: &Example,
-) -> Result<(), String> {
+) -> Result<(), HeaderError> {
     for (i, l) in plan.launches.iter().enumerate() {
         let at = |field: &str| example.header_place(i, field);
         let which = format!("launch {i} (`{}`)", l.kernel);
@@ -147,7 +148,7 @@ pub fn check(
                 device.name,
                 device.max_threads_per_block,
                 at("block")
-            ));
+            ).into());
         }
         if l.grid > device.max_grid_x {
             return Err(format!(
@@ -156,7 +157,7 @@ pub fn check(
                 device.name,
                 device.max_grid_x,
                 at("grid")
-            ));
+            ).into());
         }
         let needs = kernels.get(&l.kernel).copied().unwrap_or_default();
         let shared = u64::from(l.shared) + u64::from(needs.static_shared);
@@ -177,7 +178,7 @@ pub fn check(
                 device.max_shared_optin / 1024,
                 DEFAULT_SHARED_BYTES / 1024,
                 at("shared")
-            ));
+            ).into());
         }
         let registers_fit = u64::from(needs.registers) * u64::from(l.block)
             <= u64::from(device.registers_per_block);
@@ -188,7 +189,7 @@ pub fn check(
                 l.block,
                 needs.max_threads_per_block,
                 at("block")
-            ));
+            ).into());
         }
         if needs.max_threads_per_block > 0 && l.block > needs.max_threads_per_block {
             return Err(format!(
@@ -200,7 +201,7 @@ pub fn check(
                 needs.max_threads_per_block,
                 at("block"),
                 l.block
-            ));
+            ).into());
         }
     }
     Ok(())
@@ -249,7 +250,9 @@ mod tests {
     }
 
     fn refusal(plan: &ResolvedPlan, needs: &BTreeMap<String, KernelNeeds>) -> String {
-        check(plan, &KnownGpu::target().limits(), needs, &example()).unwrap_err()
+        check(plan, &KnownGpu::target().limits(), needs, &example())
+            .unwrap_err()
+            .to_string()
     }
 
     // A plan within every limit passes.

@@ -227,9 +227,157 @@ fn noise_settled(history: &[f64]) -> bool {
     now > 0.0 && ((back - now) / now).abs() < 0.01
 }
 
+/// One sample a timer took, and the SM clocks read right after it.
+#[derive(Debug, Clone)]
+pub struct Taken<T> {
+    /// The sample's time, microseconds (for a collective, the slowest
+    /// rank's).
+    pub time_us: f64,
+    /// Whether a blocking kernel gave up before the host released it (host
+    /// latency may be in the time).
+    pub blocker_timed_out: bool,
+    /// Each GPU's SM clock, MHz, in the order of the default clocks given
+    /// to [`sample_until_stop`]; `None` where the clocks cannot be read at
+    /// all (no sample is then dropped), `None` in the list where one GPU's
+    /// could not be read this time.
+    pub sm_mhz: Option<Vec<Option<f64>>>,
+    /// What else the timer keeps of a kept sample (each rank's time).
+    pub detail: T,
+}
+
+/// The method's sampling loop, the one every timer runs after its warm-up:
+/// `take` a sample (of `reps` repetitions of the work, `reps` = 1 for a
+/// kernel), drop it when any GPU's SM clock was under the policy's
+/// throttle fraction of its `default_mhz`, and stop when [`stop_after`]
+/// says so, counting the GPU time of every repetition. Returns the kept
+/// samples' times and counts, and each kept sample's detail in order.
+pub fn sample_until_stop<T, E>(
+    policy: &Policy,
+    reps: u32,
+    default_mhz: &[f64],
+    mut take: impl FnMut() -> Result<Taken<T>, E>,
+) -> Result<(Samples, Vec<T>), E> {
+    let mut samples = Samples::default();
+    let mut details = Vec::new();
+    let mut clocks = Vec::new();
+    let mut history = Vec::new();
+    let started = std::time::Instant::now();
+    loop {
+        let taken = take()?;
+        samples.blocker_timeouts += u32::from(taken.blocker_timed_out);
+        let throttled = taken.sm_mhz.as_ref().is_some_and(|c| {
+            c.iter().zip(default_mhz).any(|(clock, default)| {
+                clock.is_some_and(|c| c < policy.throttle_fraction * default)
+            })
+        });
+        if throttled {
+            samples.throttled += 1;
+        } else {
+            samples.times_us.push(taken.time_us);
+            details.push(taken.detail);
+            history.push(rel_stdev(&samples.times_us));
+            clocks.extend(taken.sm_mhz.into_iter().flatten().flatten());
+        }
+        let gpu_s = samples.times_us.iter().sum::<f64>() * f64::from(reps) / 1e6;
+        let elapsed = started.elapsed().as_secs_f64();
+        if let Some(noisy) = stop_after(policy, &history, gpu_s, elapsed) {
+            samples.noisy = noisy;
+            break;
+        }
+    }
+    samples.sm_clock_mhz = median(&clocks);
+    Ok((samples, details))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A policy that stops at `min` kept samples (any noise, no GPU time).
+    fn stops_at(min: usize) -> Policy {
+        Policy {
+            min_samples: min,
+            target_noise: f64::INFINITY,
+            min_gpu_s: 0.0,
+            ..POLICY
+        }
+    }
+
+    // The loop drops a sample taken while any GPU ran under the throttle
+    // fraction of its default clock (here the second of two GPUs, every
+    // third sample), counts it and the blocker's time-outs, keeps the
+    // others' times and details in order, and takes the median clock of
+    // the kept samples over every GPU; a GPU whose clock is unknown drops
+    // nothing.
+    #[test]
+    fn throttled_samples_are_dropped_and_counted() {
+        let mut k = 0;
+        let (samples, details) = sample_until_stop(&stops_at(4), 1, &[1000.0, 2000.0], || {
+            k += 1;
+            let slow = k % 3 == 0;
+            Ok::<_, ()>(Taken {
+                time_us: f64::from(k),
+                blocker_timed_out: k == 2,
+                sm_mhz: Some(vec![Some(900.0), if slow { Some(1400.0) } else { None }]),
+                detail: k,
+            })
+        })
+        .unwrap();
+        assert_eq!(details, [1, 2, 4, 5]);
+        assert_eq!(samples.times_us, [1.0, 2.0, 4.0, 5.0]);
+        assert_eq!((samples.throttled, samples.blocker_timeouts), (1, 1));
+        assert_eq!(samples.sm_clock_mhz, 900.0);
+        assert!(!samples.noisy);
+    }
+
+    // The stop rule counts the GPU time of every repetition: 10 samples of
+    // 10 ms are 0.1 s with one repetition each, 1 s with ten, and a
+    // policy that wants 0.5 s of GPU time stops at 10 samples only then.
+    #[test]
+    fn repetitions_count_towards_the_gpu_time() {
+        let policy = Policy {
+            min_gpu_s: 0.5,
+            target_noise: f64::INFINITY,
+            max_samples: 60,
+            ..POLICY
+        };
+        let taken = |reps| {
+            sample_until_stop(&policy, reps, &[], || {
+                Ok::<_, ()>(Taken {
+                    time_us: 10_000.0,
+                    blocker_timed_out: false,
+                    sm_mhz: None,
+                    detail: (),
+                })
+            })
+            .unwrap()
+            .0
+            .times_us
+            .len()
+        };
+        assert_eq!(taken(10), 10);
+        assert_eq!(taken(1), 50);
+    }
+
+    // A failed sample ends the loop with its error.
+    #[test]
+    fn a_failed_sample_is_the_error() {
+        let mut k = 0;
+        let e = sample_until_stop::<(), _>(&stops_at(10), 1, &[], || {
+            k += 1;
+            if k == 3 {
+                Err(k)
+            } else {
+                Ok(Taken {
+                    time_us: 1.0,
+                    blocker_timed_out: false,
+                    sm_mhz: None,
+                    detail: (),
+                })
+            }
+        });
+        assert_eq!(e.unwrap_err(), 3);
+    }
 
     // The median is the middle value, the mean of the two middles for even counts.
     #[test]

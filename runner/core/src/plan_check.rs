@@ -9,6 +9,7 @@
 
 use crate::binding;
 use crate::example::Example;
+use crate::header_lines::HeaderError;
 use crate::launch_plan::{resolve_shape, shape};
 use crate::limits::{self, KnownGpu};
 use crate::problem::Shape;
@@ -17,7 +18,7 @@ use std::collections::BTreeMap;
 /// The checks every build and both `check` commands run: [`check`] on the
 /// book's target GPU, except for an example that declares `expect =
 /// "launch-error"`, which is left to fail on the GPU as it says it will.
-pub fn check_as_declared(example: &Example) -> Result<(), String> {
+pub fn check_as_declared(example: &Example) -> Result<(), HeaderError> {
     if example.declaration.expect == crate::declaration::Expectation::LaunchError {
         return Ok(());
     }
@@ -27,28 +28,28 @@ pub fn check_as_declared(example: &Example) -> Result<(), String> {
 /// Checks `example`'s plans on `gpu`, each value of a sweep on its own.
 /// The error names the header line to change, the value, and the size
 /// when not every size fails alike.
-pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
+pub fn check(example: &Example, gpu: &KnownGpu) -> Result<(), HeaderError> {
     for (value, variant) in example.variants() {
-        check_one(&variant, gpu).map_err(|message| match value {
-            Some(v) => format!("with {v}: {message}"),
-            None => message,
+        check_one(&variant, gpu).map_err(|mistake| match value {
+            Some(v) => HeaderError::from(format!("with {v}: {mistake}")),
+            None => mistake,
         })?;
     }
     Ok(())
 }
 
 /// [`check`] of an example compiled and planned one way.
-fn check_one(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
+fn check_one(example: &Example, gpu: &KnownGpu) -> Result<(), HeaderError> {
     let decl = &example.declaration;
     let Some(problem) = decl.resolve_problem() else {
         // The declaration refuses unknown problems when it is parsed.
         return Ok(());
     };
     // Declared sizes first, then the problem's edge shapes.
-    let mut runs: Vec<Result<Shape, String>> = decl
+    let mut runs: Vec<Result<Shape, HeaderError>> = decl
         .sizes
         .iter()
-        .map(|s| shape(decl, *s).map_err(|e| e.at(example)))
+        .map(|s| shape(decl, *s).map_err(|e| HeaderError::from(e.at(example))))
         .collect();
     for edge in problem.edge_shapes() {
         if !runs.contains(&Ok(edge)) {
@@ -57,7 +58,7 @@ fn check_one(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
     }
     let device = gpu.limits();
     let no_needs = BTreeMap::new();
-    let failures: Vec<(usize, String)> = runs
+    let failures: Vec<(usize, HeaderError)> = runs
         .iter()
         .enumerate()
         .filter_map(|(k, run)| {
@@ -82,16 +83,15 @@ fn check_one(example: &Example, gpu: &KnownGpu) -> Result<(), String> {
         } else {
             format!("{} {size}", crate::dims::Dims::describe(size.dims()))
         };
-        return Err(format!("at {at}: {message}"));
+        return Err(message.clone().at(at));
     }
     let Ok(edge) = runs[*k] else {
         return Err(message.clone());
     };
     let at = edge.describe(decl.rows.is_some());
-    Err(format!(
-        "at {at} (an edge size of `{}`): {message}",
-        problem.name()
-    ))
+    Err(message
+        .clone()
+        .at(format!("{at} (an edge size of `{}`)", problem.name())))
 }
 
 #[cfg(test)]
@@ -107,7 +107,9 @@ mod tests {
     }
 
     fn refusal(launch: &str) -> String {
-        check(&example(launch), KnownGpu::target()).unwrap_err()
+        check(&example(launch), KnownGpu::target())
+            .unwrap_err()
+            .to_string()
     }
 
     const FINE: &str = "grid = \"min(ceil_div(n, 1024), sms * 4)\"\nblock = 256\nargs = [\"input\", \"out\", \"n\"]";
@@ -183,7 +185,7 @@ mod tests {
         let ex = example(&format!("{FINE}\nshared = \"sms * 1024\""));
         assert!(check(&ex, KnownGpu::target()).is_ok());
         let l40s = KnownGpu::named("NVIDIA L40S").unwrap();
-        let e = check(&ex, l40s).unwrap_err();
+        let e = check(&ex, l40s).unwrap_err().to_string();
         assert!(
             e.starts_with("launch 0 (`k`) asks for 145408 B of dynamic shared memory; NVIDIA L40S allows at most 101376 B (99 KiB)"),
             "{e}"

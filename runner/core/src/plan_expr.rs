@@ -169,8 +169,8 @@ pub fn eval(text: &str, value: impl Fn(&str) -> Option<i64>) -> Result<i64, Expr
     if let Some(f) = calls(text).find(|f| !FUNCTIONS.contains(f)) {
         return Err(ExprError::UnknownFunction(f.to_string()));
     }
-    let infix =
-        crate::call_syntax::infix(text, &["min", "max", "ceil_div"]).map_err(ExprError::Other)?;
+    let infix = crate::call_syntax::infix(text, &["min", "max", "ceil_div"])
+        .map_err(|e| ExprError::Other(e.to_string()))?;
     let expr = FlatEx::<Int, PlanOps>::parse(&infix).map_err(|e| {
         let e = e.to_string();
         ExprError::Other(if e.contains("ParseIntError") {

@@ -25,18 +25,24 @@ pub enum Status {
     Fault,
     /// The example did not finish within its time limit.
     Timeout,
+    /// The runner could not run the example for a reason outside it: a
+    /// problem this runner does not know (a runner older than the book),
+    /// or no NVRTC library to compile with. No example expects it.
+    SetupError,
 }
 
 impl Status {
-    /// The expectation that matches this status.
-    pub fn as_expectation(self) -> Expectation {
+    /// The expectation that matches this status; none for a
+    /// [`Status::SetupError`], which no example may declare.
+    pub fn as_expectation(self) -> Option<Expectation> {
         match self {
-            Status::Pass => Expectation::Pass,
-            Status::Wrong => Expectation::Wrong,
-            Status::CompileError => Expectation::CompileError,
-            Status::LaunchError => Expectation::LaunchError,
-            Status::Fault => Expectation::Fault,
-            Status::Timeout => Expectation::Timeout,
+            Status::Pass => Some(Expectation::Pass),
+            Status::Wrong => Some(Expectation::Wrong),
+            Status::CompileError => Some(Expectation::CompileError),
+            Status::LaunchError => Some(Expectation::LaunchError),
+            Status::Fault => Some(Expectation::Fault),
+            Status::Timeout => Some(Expectation::Timeout),
+            Status::SetupError => None,
         }
     }
 
@@ -49,6 +55,7 @@ impl Status {
             Status::LaunchError => "launch-error",
             Status::Fault => "fault",
             Status::Timeout => "timeout",
+            Status::SetupError => "setup-error",
         }
     }
 }
@@ -364,7 +371,7 @@ impl Cost {
 impl Record {
     /// Whether the outcome is what the example declared.
     pub fn as_expected(&self) -> bool {
-        self.status.as_expectation() == self.expect
+        self.status.as_expectation() == Some(self.expect)
     }
 
     /// A result with no figures, for failures found before timing.
@@ -412,6 +419,30 @@ pub fn now_rfc3339() -> String {
 #[cfg(test)]
 mod tests {
     use super::test_records;
+    use super::{Expectation, Status};
+
+    // A set-up failure is a status of its own, written `setup-error`, that
+    // no declaration's `expect` matches: it is never "as declared".
+    #[test]
+    fn a_setup_error_matches_no_expectation() {
+        assert_eq!(
+            serde_json::to_string(&Status::SetupError).unwrap(),
+            "\"setup-error\""
+        );
+        assert_eq!(Status::SetupError.word(), "setup-error");
+        assert_eq!(Status::SetupError.as_expectation(), None);
+        let mut r = test_records::record("a", "k");
+        r.status = Status::SetupError;
+        for expect in [
+            Expectation::Pass,
+            Expectation::Fault,
+            Expectation::CompileError,
+        ] {
+            r.expect = expect;
+            assert!(!r.as_expected());
+        }
+        assert_eq!(Status::Fault.as_expectation(), Some(Expectation::Fault));
+    }
 
     // A record made before named ceilings, figures and warm timing reads
     // with none of them and writes back byte for byte as it was; one with

@@ -41,11 +41,77 @@ pub trait Bench {
     fn still_answers(&mut self) -> bool {
         true
     }
+    /// How many processes measure each example, for the front end to say;
+    /// the method's count unless the bench was told otherwise.
+    fn processes(&self) -> usize {
+        crate::method::POLICY.processes
+    }
 }
 
 /// The environment variable that caps how many GPUs a session measures on
 /// side by side (`1`: one after another on the first GPU).
 pub const GPUS_VAR: &str = "CUDA_MEASURED_GPUS";
+
+/// What a session is told rather than reads: the settings a front end
+/// reads once, at its edge ([`Config::from_env`]), and hands the bench.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Processes that measure each example (`CUDA_MEASURED_PROCESSES`,
+    /// [`crate::diagnostics::ENV_PROCESSES`]; else the method's count).
+    pub processes: usize,
+    /// At most this many GPUs side by side ([`GPUS_VAR`]); `None`: every
+    /// GPU of the model first probed.
+    pub gpus: Option<usize>,
+    /// The front end's own `CUDA_VISIBLE_DEVICES`, from which each lane
+    /// takes its GPU ([`isolate::visible_device`]).
+    pub visible_devices: Option<String>,
+}
+
+impl Default for Config {
+    /// The method's processes, every GPU, no device list.
+    fn default() -> Self {
+        Config {
+            processes: crate::diagnostics::processes(None),
+            gpus: None,
+            visible_devices: None,
+        }
+    }
+}
+
+impl Config {
+    /// The settings as this process's environment gives them: the one
+    /// place the session's variables are read, by the front ends. A
+    /// [`GPUS_VAR`] that is not a number is said on stderr and measures on
+    /// every GPU.
+    pub fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok();
+        Config::from_values(
+            var(crate::diagnostics::ENV_PROCESSES).as_deref(),
+            var(GPUS_VAR).as_deref(),
+            var("CUDA_VISIBLE_DEVICES"),
+        )
+    }
+
+    /// The settings given the variables' values (`None`: not set).
+    pub fn from_values(
+        processes: Option<&str>,
+        gpus: Option<&str>,
+        visible_devices: Option<String>,
+    ) -> Self {
+        let gpus = gpus.and_then(|v| match v.trim().parse::<usize>() {
+            Ok(k) => Some(k),
+            Err(_) => {
+                eprintln!("[cuda] {GPUS_VAR}={v} is not a number of GPUs; measuring on every GPU");
+                None
+            }
+        });
+        Config {
+            processes: crate::diagnostics::processes(processes),
+            gpus,
+            visible_devices,
+        }
+    }
+}
 
 /// The real bench: `cuda-runner measure` child processes.
 #[derive(Debug, Clone)]
@@ -64,17 +130,20 @@ pub struct IsolatedBench {
     /// The children's `CUDA_VISIBLE_DEVICES`, for a lane of a session on
     /// several GPUs; `None` leaves it inherited.
     visible_device: Option<String>,
+    /// What the front end read at its edge.
+    config: Config,
 }
 
 impl IsolatedBench {
-    /// A bench that runs `runner`.
-    pub fn new(runner: PathBuf) -> Self {
+    /// A bench that runs `runner` as `config` says.
+    pub fn new(runner: PathBuf, config: Config) -> Self {
         IsolatedBench {
             runner,
             probed: None,
             data: None,
             quick: false,
             visible_device: None,
+            config,
         }
     }
 }
@@ -104,6 +173,7 @@ impl Bench for IsolatedBench {
             limit,
             self.probed.as_ref(),
             &isolate::ChildEnv {
+                processes: self.config.processes,
                 data_dir: self.data.as_ref().map(|d| d.path()),
                 visible_device: self.visible_device.clone(),
             },
@@ -126,20 +196,14 @@ impl Bench for IsolatedBench {
         if self.visible_device.is_some() {
             return Vec::new();
         }
-        let cap = match std::env::var(GPUS_VAR) {
-            Ok(v) => v.trim().parse::<usize>().unwrap_or_else(|_| {
-                eprintln!("[cuda] {GPUS_VAR}={v} is not a number of GPUs; measuring on every GPU");
-                usize::MAX
-            }),
-            Err(_) => usize::MAX,
-        };
+        let cap = self.config.gpus.unwrap_or(usize::MAX);
         let count = isolate::probe_gpu_count(&self.runner).min(cap);
         if count < 2 {
             return Vec::new();
         }
-        let inherited = std::env::var("CUDA_VISIBLE_DEVICES").ok();
+        let inherited = self.config.visible_devices.as_deref();
         let lanes: Vec<Box<dyn Bench + Send>> = (0..count)
-            .filter_map(|lane| isolate::visible_device(lane, inherited.as_deref()))
+            .filter_map(|lane| isolate::visible_device(lane, inherited))
             .filter_map(|device| {
                 let facts = isolate::probe_gpu_seeing(&self.runner, Some(&device))?;
                 (facts.name == first.name && facts.compute_capability == first.compute_capability)
@@ -157,6 +221,10 @@ impl Bench for IsolatedBench {
 
     fn describe(&self) -> String {
         format!("`{} device --json`", self.runner.display())
+    }
+
+    fn processes(&self) -> usize {
+        self.config.processes
     }
 
     // The same GPU (by UUID, where the driver gives one) answers a fresh
@@ -271,7 +339,7 @@ pub fn run(
     on_event(Event::Started {
         gpu: &gpu,
         count: jobs.len(),
-        processes: crate::diagnostics::processes(),
+        processes: bench.processes(),
     });
     let started = Instant::now();
     let lanes = if jobs.len() > 1 {
@@ -581,7 +649,7 @@ mod probe_tests {
         )
         .unwrap();
         std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut bench = IsolatedBench::new(runner);
+        let mut bench = IsolatedBench::new(runner, Config::default());
         let first = bench.probe();
         assert_eq!(first.as_ref().map(|g| g.name.as_str()), Some("NVIDIA H200"));
         assert_eq!(bench.probe(), first);
@@ -621,18 +689,17 @@ mod probe_tests {
     #[test]
     fn lanes_are_the_gpus_that_answer_as_the_first() {
         let dir = tempfile::tempdir().unwrap();
-        let mut bench = IsolatedBench::new(runner_with_gpus(
-            dir.path(),
-            &["NVIDIA H200", "NVIDIA H200", "NVIDIA H200"],
-        ));
+        let three = runner_with_gpus(dir.path(), &["NVIDIA H200", "NVIDIA H200", "NVIDIA H200"]);
+        let mut bench = IsolatedBench::new(three, Config::default());
         assert!(bench.probe().is_some());
         assert_eq!(bench.lanes().len(), 3);
 
         let dir = tempfile::tempdir().unwrap();
-        let mut bench = IsolatedBench::new(runner_with_gpus(
+        let mixed = runner_with_gpus(
             dir.path(),
             &["NVIDIA H200", "NVIDIA H100 PCIe", "", "NVIDIA H200"],
-        ));
+        );
+        let mut bench = IsolatedBench::new(mixed, Config::default());
         assert!(bench.probe().is_some());
         let mut lanes = bench.lanes();
         assert_eq!(lanes.len(), 2);
@@ -643,11 +710,35 @@ mod probe_tests {
         );
 
         let dir = tempfile::tempdir().unwrap();
-        let mut bench = IsolatedBench::new(runner_with_gpus(
-            dir.path(),
-            &["NVIDIA H200", "NVIDIA H100 PCIe"],
-        ));
+        let two = runner_with_gpus(dir.path(), &["NVIDIA H200", "NVIDIA H100 PCIe"]);
+        let mut bench = IsolatedBench::new(two, Config::default());
         assert!(bench.probe().is_some());
         assert!(bench.lanes().is_empty());
+    }
+
+    // The session takes its settings as given, never from the environment:
+    // CUDA_MEASURED_GPUS=2 on three GPUs makes two lanes, a device list of
+    // two entries makes two lanes of those GPUs, and the processes count
+    // reaches the event and the children.
+    #[test]
+    fn the_config_handed_in_decides_lanes_and_processes() {
+        let dir = tempfile::tempdir().unwrap();
+        let three = runner_with_gpus(dir.path(), &["NVIDIA H200", "NVIDIA H200", "NVIDIA H200"]);
+        let config = Config::from_values(Some("3"), Some("2"), None);
+        assert_eq!((config.processes, config.gpus), (3, Some(2)));
+        let mut bench = IsolatedBench::new(three.clone(), config);
+        assert!(bench.probe().is_some());
+        assert_eq!(bench.processes(), 3);
+        assert_eq!(bench.lanes().len(), 2);
+
+        let listed = Config::from_values(None, None, Some("2,1".into()));
+        let mut bench = IsolatedBench::new(three, listed);
+        assert!(bench.probe().is_some());
+        assert_eq!(bench.lanes().len(), 2);
+
+        // Not numbers: the method's processes (at least one), every GPU.
+        let odd = Config::from_values(Some("many"), Some("all"), None);
+        assert_eq!(odd, Config::default());
+        assert_eq!(Config::from_values(Some("0"), None, None).processes, 1);
     }
 }

@@ -9,13 +9,14 @@
 
 use crate::binding::{ArgKind, kind_of};
 use crate::example::Example;
+use crate::header_lines::HeaderError;
 use crate::problem::ScalarKind;
 use crate::ptx::{Entry, ParamKind, mangled_parts};
 
 /// Checks every launch of `example` against `entries`, the compiled
 /// program's kernels; the first mismatch is the error, naming the header
 /// line to change and the fix.
-pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
+pub fn check(example: &Example, entries: &[Entry]) -> Result<(), HeaderError> {
     kernels_defined(example, entries)?;
     let decl = &example.declaration;
     let problem = decl.resolve_problem();
@@ -38,7 +39,7 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
                 } else {
                     ""
                 }
-            ));
+            ).into());
         }
         let Some(problem) = problem.as_ref() else {
             continue;
@@ -72,7 +73,7 @@ pub fn check(example: &Example, entries: &[Entry]) -> Result<(), String> {
                 kind.describe(),
                 k + 1,
                 param.describe()
-            ));
+            ).into());
         }
     }
     Ok(())
@@ -102,7 +103,7 @@ fn buffer_elem(
 /// Checks that every launch's kernel is an entry point of the program.
 /// The error lists the kernels it does define, and says when the kernel is
 /// there under its C++ name only.
-pub fn kernels_defined(example: &Example, entries: &[Entry]) -> Result<(), String> {
+pub fn kernels_defined(example: &Example, entries: &[Entry]) -> Result<(), HeaderError> {
     for (i, launch) in example.declaration.launches.iter().enumerate() {
         let kernel = &launch.kernel;
         if entries.iter().any(|e| &e.name == kernel) {
@@ -120,23 +121,23 @@ pub fn kernels_defined(example: &Example, entries: &[Entry]) -> Result<(), Strin
                 return Err(format!(
                     "launch {i}: kernel `{kernel}` is a template, in the compiled code only as the instance `{}`; a template cannot be `extern \"C\"`: add an `extern \"C\" __global__` kernel that calls the instance you mean, or write `kernel = \"{}\"` at {at}",
                     mangled.name, mangled.name
-                ));
+                ).into());
             }
             return Err(format!(
                 "launch {i}: kernel `{kernel}` is in the compiled code only under its C++ name `{}`: declare it `extern \"C\" __global__` so that its name is kept (`kernel` at {at})",
                 mangled.name
-            ));
+            ).into());
         }
         if entries.is_empty() {
             return Err(format!(
                 "launch {i}: kernel `{kernel}` is not in the compiled code, which defines no kernel: declare it `extern \"C\" __global__` (`kernel` at {at})"
-            ));
+            ).into());
         }
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         return Err(format!(
             "launch {i}: kernel `{kernel}` is not in the compiled code; it defines: {}: fix `kernel` at {at}",
             names.join(", ")
-        ));
+        ).into());
     }
     Ok(())
 }
@@ -188,7 +189,7 @@ mod tests {
     fn a_misspelt_kernel_lists_the_defined_ones() {
         let ex = example(&HEADER.replace("\"final_sum\"", "\"final_summ\""));
         assert_eq!(
-            check(&ex, &two_pass()).unwrap_err(),
+            check(&ex, &two_pass()).unwrap_err().to_string(),
             "launch 1: kernel `final_summ` is not in the compiled code; it defines: partial_sums, final_sum: fix `kernel` at src/ch.md:21"
         );
     }
@@ -201,7 +202,7 @@ mod tests {
             entry("final_sum", &[U64, U64, U32]),
         ];
         assert_eq!(
-            check(&example(HEADER), &entries).unwrap_err(),
+            check(&example(HEADER), &entries).unwrap_err().to_string(),
             "launch 0: kernel `partial_sums` is in the compiled code only under its C++ name `_Z12partial_sumsPKfPfj`: declare it `extern \"C\" __global__` so that its name is kept (`kernel` at src/ch.md:16)"
         );
     }
@@ -209,7 +210,7 @@ mod tests {
     // A program without kernels says so.
     #[test]
     fn no_kernel_at_all_says_so() {
-        let e = check(&example(HEADER), &[]).unwrap_err();
+        let e = check(&example(HEADER), &[]).unwrap_err().to_string();
         assert!(e.contains("which defines no kernel"), "{e}");
     }
 
@@ -218,7 +219,7 @@ mod tests {
     fn a_missing_argument_is_counted() {
         let ex = example(&HEADER.replace("\"partials\", \"n\"]", "\"partials\"]"));
         assert_eq!(
-            check(&ex, &two_pass()).unwrap_err(),
+            check(&ex, &two_pass()).unwrap_err().to_string(),
             "launch 0 (`partial_sums`) passes 2 arguments (input, partials), but the kernel takes 3 parameters (64-bit, 64-bit, 32-bit int): the kernel would read garbage for what is missing; list one argument per parameter, in order, in `args` at src/ch.md:19"
         );
     }
@@ -227,7 +228,7 @@ mod tests {
     #[test]
     fn an_extra_argument_is_counted() {
         let ex = example(&HEADER.replace("\"grid0\"]", "\"grid0\", \"n\"]"));
-        let e = check(&ex, &two_pass()).unwrap_err();
+        let e = check(&ex, &two_pass()).unwrap_err().to_string();
         assert!(
             e.starts_with("launch 1 (`final_sum`) passes 4 arguments (partials, out, grid0, n), but the kernel takes 3 parameters"),
             "{e}"
@@ -243,7 +244,7 @@ mod tests {
             entry("final_sum", &[U64, U64, U32]),
         ];
         assert_eq!(
-            check(&example(HEADER), &entries).unwrap_err(),
+            check(&example(HEADER), &entries).unwrap_err().to_string(),
             "launch 0 (`partial_sums`): argument 3, `n`, is a scalar and binds as an unsigned int (32 bits), but the kernel's parameter 3 is a 64-bit value (a pointer, or an integer such as size_t): take scalars as `unsigned int` in the kernel, or put `args` in the kernel's order at src/ch.md:19"
         );
     }
@@ -256,7 +257,7 @@ mod tests {
             "[\"partials\", \"out\", \"grid0\"]",
             "[\"partials\", \"grid0\", \"out\"]",
         ));
-        let e = check(&ex, &two_pass()).unwrap_err();
+        let e = check(&ex, &two_pass()).unwrap_err().to_string();
         assert!(
             e.starts_with("launch 1 (`final_sum`): argument 2, `grid0`, is a scalar and binds as an unsigned int (32 bits), but the kernel's parameter 2 is a 64-bit value"),
             "{e}"
@@ -265,7 +266,7 @@ mod tests {
             entry("partial_sums", &[U64, F32, U32]),
             entry("final_sum", &[U64, U64, U32]),
         ];
-        let e = check(&example(HEADER), &entries).unwrap_err();
+        let e = check(&example(HEADER), &entries).unwrap_err().to_string();
         assert!(
             e.contains("argument 2, `partials`, is a scratch buffer and binds as a device pointer (64 bits), but the kernel's parameter 2 is a float: take it as a pointer, `float*` (its elements are `f32`),"),
             "{e}"
@@ -281,7 +282,7 @@ mod tests {
             entry("_Z12partial_sumsILi256EEvPKfPfj", &[U64, U64, U32]),
             entry("final_sum", &[U64, U64, U32]),
         ];
-        let e = kernels_defined(&ex, &entries).unwrap_err();
+        let e = kernels_defined(&ex, &entries).unwrap_err().to_string();
         assert!(e.contains("kernel `partial_sums` is a template"), "{e}");
         assert!(
             e.contains("write `kernel = \"_Z12partial_sumsILi256EEvPKfPfj\"`"),

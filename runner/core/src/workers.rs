@@ -394,6 +394,7 @@ impl Workers {
             let env = ChildEnv {
                 data_dir: self.data_dir.as_deref(),
                 visible_device: self.visible_device.clone(),
+                ..ChildEnv::default()
             };
             let worker = Worker::spawn(&self.runner_exe, &env, &self.nonce).map_err(|e| {
                 JobFailure {

@@ -173,7 +173,7 @@ pub fn run(options: &Options) -> Result<Report> {
         link: Link {
             peer_access: can,
             nvidia_smi_topo: topo.as_ref().ok().cloned(),
-            nvidia_smi_topo_error: topo.err(),
+            nvidia_smi_topo_error: topo.err().map(|e| e.to_string()),
         },
         software: Software {
             driver: facts.driver,

@@ -105,7 +105,7 @@ impl Sweep<'_> {
             return Ok(row);
         }
         let commands = implementation.commands_per_call(ranks.len());
-        let samples = timer.sample(ranks, self.policy, commands, enqueue)?;
+        let samples = timer.sample(self.policy, commands, enqueue)?;
         row.timing = Some(Timing::of(&samples, bytes, ranks.len()));
         Ok(row)
     }

@@ -46,7 +46,7 @@ pub fn execute(args: Args) -> Result<()> {
     for note in allreduce::multicast_off() {
         eprintln!("[allreduce] {note}");
     }
-    let implementations = implementations::parse_list(&args.impls).map_err(anyhow::Error::msg)?;
+    let implementations = implementations::parse_list(&args.impls)?;
     let sizes = match args.sizes.as_deref() {
         Some(text) => sweep::parse_list(text).with_context(|| format!("--sizes {text}"))?,
         None => sweep::default_sweep(),

@@ -41,7 +41,7 @@ pub fn execute(args: Args) -> Result<()> {
         // The same judgement as `mdbook-cuda check`: the plan at every size
         // on the H200, then NVRTC's verdict held to the declaration.
         let (ok, summary, log) = match plan_check::check_as_declared(example) {
-            Err(message) => (false, message, String::new()),
+            Err(mistake) => (false, mistake.to_string(), String::new()),
             Ok(()) => {
                 let verdict = verdict_of(example, arch);
                 let judgement = judge(example, &verdict);

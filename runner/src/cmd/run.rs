@@ -38,7 +38,7 @@ pub fn execute(args: Args) -> Result<()> {
         })
         .collect();
     let exe = std::env::current_exe().context("locating cuda-runner itself")?;
-    let mut bench = IsolatedBench::new(exe);
+    let mut bench = IsolatedBench::new(exe, session::Config::from_env());
     let mut on_event = |event: Event<'_>| match event {
         Event::Started { .. } => {}
         Event::Measuring {

@@ -64,7 +64,7 @@ pub struct Elementwise {
     spec: ElementwiseSpec,
     /// The reference read ([`Reference::parse`]); an error only for a
     /// table validation refuses.
-    reference: Result<Reference, String>,
+    reference: Result<Reference, reference::ReferenceError>,
 }
 
 impl Elementwise {

@@ -151,14 +151,14 @@ impl Reference {
     }
 
     /// Reads `spec.reference`, or says what is wrong and how to fix it.
-    pub fn parse(spec: &ElementwiseSpec) -> Result<Reference, String> {
+    pub fn parse(spec: &ElementwiseSpec) -> Result<Reference, ReferenceError> {
         let mut parser = Parser {
             spec,
             vars: Vec::new(),
         };
         let text = parser.rewrite(&spec.reference)?;
         let text = crate::call_syntax::infix(&text, &["min", "max", "atan2"])
-            .map_err(|e| format!("`reference`: {e}"))?;
+            .map_err(|e| ReferenceError(format!("`reference`: {e}")))?;
         Ok(Reference {
             text,
             vars: parser.vars,
@@ -197,9 +197,22 @@ fn closing_bracket(s: &str) -> Option<usize> {
 
 const POSITIONS: &str = "an element is i, i + K or i - K (K a whole number), or an index input's element such as idx[i] or idx[i + 1]";
 
+/// Why an elementwise table's `reference` cannot be read: a read of an
+/// input that is not one, a position outside the language, a call that
+/// does not parse; in words, with the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReferenceError(String);
+
+impl From<String> for ReferenceError {
+    fn from(message: String) -> Self {
+        ReferenceError(message)
+    }
+}
+
 impl Parser<'_> {
     /// `text` with each read replaced by its variable.
-    fn rewrite(&mut self, text: &str) -> Result<String, String> {
+    fn rewrite(&mut self, text: &str) -> Result<String, ReferenceError> {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
@@ -248,7 +261,7 @@ impl Parser<'_> {
             };
             if pos.is_none() && field.is_none() {
                 if name == "i" {
-                    return Err("`reference` uses `i`, the output element's index, as a value: `i` only says which element to read, as in x[i + 1]".into());
+                    return Err("`reference` uses `i`, the output element's index, as a value: `i` only says which element to read, as in x[i + 1]".to_string().into());
                 }
                 if RESERVED.contains(&name) {
                     // A function or constant of the language.
@@ -287,7 +300,7 @@ impl Parser<'_> {
         pos: Option<Pos>,
         field: Option<&str>,
         written: &str,
-    ) -> Result<Read, String> {
+    ) -> Result<Read, ReferenceError> {
         let spec = self.spec;
         let pos = pos.unwrap_or(Pos {
             base: Base::I,
@@ -296,7 +309,7 @@ impl Parser<'_> {
         if spec.scalars.contains_key(name) {
             return Err(format!(
                 "`reference` reads `{written}`, but `{name}` is a scalar, one number for every element: write `{name}`"
-            ));
+            ).into());
         }
         let Some(kind) = spec.kind(name) else {
             let known: Vec<&str> = spec
@@ -315,20 +328,21 @@ impl Parser<'_> {
                 name,
                 known.iter().copied(),
                 &format!("use {}, or add `{name}` to `inputs`", known.join(", ")),
-            ));
+            )
+            .into());
         };
         let field = match (kind, field) {
             (InputKind::Index(_), _) => {
                 return Err(format!(
                     "`reference` reads `{written}`, but `{name}` is an index input: use its elements as positions, e.g. x[{name}[i]]"
-                ));
+                ).into());
             }
             (InputKind::Struct(fields), None) => {
                 return Err(format!(
                     "`reference` reads `{written}`, but `{name}` is a structure ({}): read one of its fields, e.g. {name}.{}",
                     fields.join(", "),
                     fields[0]
-                ));
+                ).into());
             }
             (InputKind::Struct(fields), Some(f)) => {
                 let k = fields.iter().position(|x| x == f).ok_or_else(|| {
@@ -346,7 +360,7 @@ impl Parser<'_> {
             (InputKind::Float, Some(f)) => {
                 return Err(format!(
                     "`reference` reads `{written}`, but `{name}` is not a structure: read `{name}`, or declare its fields in [elementwise.structs], e.g. {name} = [\"{f}\", ...]"
-                ));
+                ).into());
             }
             (InputKind::Float, None) => None,
         };
@@ -358,12 +372,12 @@ impl Parser<'_> {
     }
 
     /// The position written `text` inside the brackets of `written`.
-    fn position(&self, text: &str, written: &str) -> Result<Pos, String> {
+    fn position(&self, text: &str, written: &str) -> Result<Pos, ReferenceError> {
         let bad = || format!("`reference` reads `{written}`: {POSITIONS}");
         let t = text.trim();
         let len = name_len(t);
         if len == 0 {
-            return Err(bad());
+            return Err(bad().into());
         }
         let (name, mut rest) = (&t[..len], t[len..].trim_start());
         let base = if name == "i" {
@@ -382,7 +396,7 @@ impl Parser<'_> {
                         } else {
                             format!(" or index with {}", indices.join(", "))
                         }
-                    ));
+                    ).into());
                 }
                 None => {
                     let indices: Vec<&str> = self.spec.indices.keys().map(String::as_str).collect();
@@ -391,14 +405,14 @@ impl Parser<'_> {
                         name,
                         indices.iter().copied(),
                         "declare an index input: add it to `inputs` and to `indices`, e.g. indices = { idx = \"permutation\" }",
-                    ));
+                    ).into());
                 }
             }
             let inner_pos = self.position(&inner[..close], &inner_written)?;
             rest = inner[close + 1..].trim_start();
             Base::Index(name.to_string(), Box::new(inner_pos))
         } else {
-            return Err(bad());
+            return Err(bad().into());
         };
         let offset = if rest.is_empty() {
             0
@@ -408,11 +422,11 @@ impl Parser<'_> {
             } else if let Some(k) = rest.strip_prefix('-') {
                 (-1, k)
             } else {
-                return Err(bad());
+                return Err(bad().into());
             };
             let k: i64 = k.trim().parse().map_err(|_| bad())?;
             if k > i64::from(u32::MAX) {
-                return Err(bad());
+                return Err(bad().into());
             }
             sign * k
         };
@@ -457,7 +471,7 @@ mod tests {
     // Each mistake says what is wrong and the fix.
     #[test]
     fn mistakes_say_the_fix() {
-        let err = |r: &str| Reference::parse(&spec("", r)).unwrap_err();
+        let err = |r: &str| Reference::parse(&spec("", r)).unwrap_err().to_string();
         assert!(
             err("q[i + 1]").contains("`q` is not an input"),
             "{}",

@@ -171,7 +171,7 @@ impl ElementwiseSpec {
             }
             _ => {}
         }
-        let reference = Reference::parse(self).map_err(|m| (m, "reference"))?;
+        let reference = Reference::parse(self).map_err(|m| (m.to_string(), "reference"))?;
         let expr = exmex::parse::<f64>(&reference.text)
             .map_err(|e| (format!("`reference` does not parse: {e}"), "reference"))?;
         drop(expr);

@@ -66,7 +66,44 @@ pub struct Settings {
 /// Runs `example` as process `process` of `processes` (each samples with
 /// its [`measure::Policy::share`] of the budget) and returns its record with
 /// the raw samples of every timed size; never panics on kernel failures.
+/// Opens the GPU for this one example ([`Device::open`]); a warm worker
+/// opens it once and calls [`run_example_on`] for each example.
 pub fn run_example(
+    example: &Example,
+    key: &str,
+    process: usize,
+    processes: usize,
+    settings: &Settings,
+) -> Measured {
+    let started = Instant::now();
+    let mut cost = Cost::default();
+    let mut device = match Device::open(settings, &mut cost) {
+        Ok(device) => device,
+        Err(stop) => {
+            let mut record = Record::failure(example, key, stop.status, stop.message, stop.log);
+            record.processes = 1;
+            record.cost = Some(cost);
+            record.wall_s = started.elapsed().as_secs_f64();
+            return Measured {
+                record,
+                samples_us: Vec::new(),
+            };
+        }
+    };
+    let mut measured = run_example_on(&mut device, example, key, process, processes, settings);
+    if let Some(c) = &mut measured.record.cost {
+        c.context_s += cost.context_s;
+        c.support_s += cost.support_s;
+    }
+    measured.record.wall_s = started.elapsed().as_secs_f64();
+    measured
+}
+
+/// [`run_example`] on a GPU already open: the context, the support
+/// kernels, the device's limits and its ceilings are the device's, made
+/// once for every example this process measures.
+pub fn run_example_on(
+    device: &mut Device,
     example: &Example,
     key: &str,
     process: usize,
@@ -80,6 +117,7 @@ pub fn run_example(
     let policy = measure::POLICY.share(processes);
     let mut cost = Cost::default();
     let outcome = run_into(
+        device,
         example,
         &mut record,
         &mut samples_us,
@@ -100,7 +138,113 @@ pub fn run_example(
     Measured { record, samples_us }
 }
 
+/// The GPU as a measuring process holds it across examples: its context,
+/// facts and limits, the measuring support (support kernels, L2 flush,
+/// blocking kernel) and the ceilings once measured.
+pub struct Device {
+    ctx: Arc<CudaContext>,
+    facts: crate::record::GpuFacts,
+    arch: String,
+    timer: Timer,
+    limits: DeviceLimits,
+    /// Names the physical GPU in values shared once per session.
+    gpu_tag: String,
+    /// The read and copy ceilings and launch floor, once measured.
+    ceilings: Option<Ceilings>,
+}
+
+impl Device {
+    /// Opens the GPU, loads the measuring support and reads the device's
+    /// limits; the seconds each takes go to `cost`.
+    fn open(settings: &Settings, cost: &mut Cost) -> Result<Device, Stop> {
+        let mut phase = Instant::now();
+        let mut lap = || {
+            let s = phase.elapsed().as_secs_f64();
+            phase = Instant::now();
+            s
+        };
+        if !device::driver_present() {
+            return Err(Stop::new(
+                Status::Fault,
+                "no usable GPU: no CUDA driver (libcuda.so) on this machine",
+            ));
+        }
+        let (ctx, facts) =
+            device::open().map_err(|e| Stop::new(Status::Fault, format!("no usable GPU: {e}")))?;
+        // Single stream, explicit synchronisation: no per-allocation events.
+        // SAFETY: everything below runs on the one default stream.
+        unsafe { ctx.disable_event_tracking() };
+        cost.context_s = lap();
+        let arch = device::arch_of(&facts);
+        let limits = device_limits(&ctx, &facts.name).map_err(|e| {
+            Stop::new(
+                Status::Fault,
+                format!("reading the device's limits failed: {e}"),
+            )
+        })?;
+        let timer = Timer::new(
+            &ctx,
+            &arch,
+            (facts.sm_count, facts.l2_bytes),
+            facts.uuid.as_deref(),
+            settings.data_dir.as_deref(),
+        )
+        .map_err(|e| {
+            Stop::new(
+                Status::Fault,
+                format!("the measuring support failed: {e:#}"),
+            )
+        })?;
+        cost.support_s = lap();
+        // Ceilings are shared per physical GPU: by its PCI location, not its
+        // ordinal, which is 0 for every child of a session on several GPUs.
+        let gpu_tag = format!(
+            "{}-{}",
+            crate::device::pci_location(&ctx)
+                .unwrap_or_else(|_| ctx.ordinal().to_string())
+                .replace(':', "-"),
+            facts.name.replace(' ', "_")
+        );
+        Ok(Device {
+            ctx,
+            facts,
+            arch,
+            timer,
+            limits,
+            gpu_tag,
+            ceilings: None,
+        })
+    }
+
+    /// Opens the GPU for a warm worker, as [`run_example`] does, with the
+    /// seconds it took (context and support); or the record of `example`
+    /// (the worker's first job) saying why it could not.
+    pub fn open_for_worker(
+        settings: &Settings,
+        example: &Example,
+        key: &str,
+    ) -> Result<(Device, Cost), Box<Record>> {
+        let mut cost = Cost::default();
+        Device::open(settings, &mut cost)
+            .map(|device| (device, cost))
+            .map_err(|stop| {
+                let mut record = Record::failure(example, key, stop.status, stop.message, stop.log);
+                record.processes = 1;
+                record.cost = Some(cost);
+                Box::new(record)
+            })
+    }
+
+    /// Waits for everything queued on the GPU, so that a kernel's device
+    /// `printf` output has reached this process's stdout.
+    pub fn synchronize(&self) -> Result<(), DriverError> {
+        self.ctx.synchronize()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_into(
+    device: &mut Device,
     example: &Example,
     record: &mut Record,
     samples_us: &mut Vec<Vec<f64>>,
@@ -135,13 +279,17 @@ fn run_into(
             ),
         )
     })?;
-    let (ctx, facts) =
-        device::open().map_err(|e| Stop::new(Status::Fault, format!("no usable GPU: {e}")))?;
-    // Single stream, explicit synchronisation: no per-allocation events.
-    // SAFETY: everything below runs on the one default stream.
-    unsafe { ctx.disable_event_tracking() };
-    cost.context_s = lap();
-    let arch = device::arch_of(&facts);
+    let Device {
+        ctx,
+        facts,
+        arch,
+        timer,
+        limits: device_limits,
+        gpu_tag,
+        ceilings: known_ceilings,
+    } = device;
+    let (ctx, facts, arch, gpu_tag) = (&*ctx, &*facts, arch.as_str(), gpu_tag.clone());
+    let device_limits = &*device_limits;
     record.gpu = Some(facts.clone());
     record
         .compile_options
@@ -152,62 +300,40 @@ fn run_into(
     // example, named.
     let mut variants = Vec::new();
     for (value, variant) in example.variants() {
-        let loaded = load_variant(&ctx, &variant, &arch, value.as_ref(), record).map_err(
-            |stop| match &value {
-                Some(v) => Stop {
-                    message: format!("with {v}: {}", stop.message),
-                    ..stop
+        let loaded =
+            load_variant(ctx, &variant, arch, value.as_ref(), record).map_err(
+                |stop| match &value {
+                    Some(v) => Stop {
+                        message: format!("with {v}: {}", stop.message),
+                        ..stop
+                    },
+                    None => stop,
                 },
-                None => stop,
-            },
-        )?;
+            )?;
         variants.push((value, variant, loaded));
     }
-    let device_limits = device_limits(&ctx, &facts.name).map_err(|e| {
-        Stop::new(
-            Status::Fault,
-            format!("reading the device's limits failed: {e}"),
-        )
-    })?;
-
     cost.compile_s = lap();
     let data_dir = settings.data_dir.clone();
-    let mut timer = Timer::new(
-        &ctx,
-        &arch,
-        (facts.sm_count, facts.l2_bytes),
-        facts.uuid.as_deref(),
-        data_dir.as_deref(),
-    )
-    .map_err(|e| {
-        Stop::new(
-            Status::Fault,
-            format!("the measuring support failed: {e:#}"),
+    // The read and copy ceilings and the launch floor: once per session
+    // (shared by its processes through the data folder) and, within a
+    // process, once for every example it measures.
+    let mut ceilings = match known_ceilings {
+        Some(known) => known.clone(),
+        None => problem::cache::once_per_session(
+            data_dir.as_deref(),
+            &format!("ceilings-{gpu_tag}"),
+            || timer.ceilings(policy),
         )
-    })?;
-    cost.support_s = lap();
-    // Ceilings are shared per physical GPU: by its PCI location, not its
-    // ordinal, which is 0 for every child of a session on several GPUs.
-    let gpu_tag = format!(
-        "{}-{}",
-        crate::device::pci_location(&ctx)
-            .unwrap_or_else(|_| ctx.ordinal().to_string())
-            .replace(':', "-"),
-        facts.name.replace(' ', "_")
-    );
-    let ceilings = problem::cache::once_per_session(
-        data_dir.as_deref(),
-        &format!("ceilings-{gpu_tag}"),
-        || timer.ceilings(policy),
-    )
-    .map_err(|e| {
-        Stop::new(
-            Status::Fault,
-            format!("measuring the ceilings failed: {e:#}"),
-        )
-    })?;
-    let mut ceilings = ceilings;
-    if let Some(named) = problem.reports().named_ceiling() {
+        .map_err(|e| {
+            Stop::new(
+                Status::Fault,
+                format!("measuring the ceilings failed: {e:#}"),
+            )
+        })?,
+    };
+    if let Some(named) = problem.reports().named_ceiling()
+        && !ceilings.named.contains_key(named.name)
+    {
         let measured = problem::cache::once_per_session(
             data_dir.as_deref(),
             &format!("ceiling-{}-{gpu_tag}", named.name),
@@ -221,12 +347,18 @@ fn run_into(
         })?;
         ceilings.named.insert(named.name.to_string(), measured);
     }
+    *known_ceilings = Some(ceilings.clone());
+    // The record holds the ceilings its problem is held to: the read and
+    // copy ceilings and launch floor, and its own named ceiling if any.
+
+    let own = problem.reports().named_ceiling().map(|n| n.name);
+    ceilings.named.retain(|name, _| Some(name.as_str()) == own);
     record.ceilings = Some(ceilings.clone());
     cost.ceilings_s = lap();
     if let Some(spec) = decl.transfer {
         let outcome = crate::transfer::run_sizes(
             &crate::transfer::Context {
-                ctx: &ctx,
+                ctx,
                 example,
                 problem: &*problem,
                 spec,
@@ -238,7 +370,7 @@ fn run_into(
                 l2_bytes: facts.l2_bytes,
                 ceilings: &ceilings,
             },
-            &mut timer,
+            timer,
             record,
             samples_us,
         );
@@ -259,13 +391,13 @@ fn run_into(
             needs,
         };
         run_sizes(
-            &ctx,
+            ctx,
             &*problem,
             point,
-            &device_limits,
-            &mut timer,
+            device_limits,
+            timer,
             &ceilings,
-            &facts,
+            facts,
             Shared {
                 data_dir: data_dir.clone(),
                 samples_dir: settings.samples_dir.clone(),

@@ -47,6 +47,11 @@ enum Command {
     /// raw samples as JSON to OUT (stdout is left to the kernel's printf).
     #[command(hide = true)]
     Measure(cmd::measure::Args),
+    /// Warm measuring process: open the GPU once, then measure the jobs
+    /// read from stdin one after another, each ended on stdout by the
+    /// sentinel line (stdout is otherwise the kernels' printf).
+    #[command(hide = true)]
+    Worker(cmd::worker::Args),
     /// Profile one example with Nsight Compute at one size (its launches
     /// run once, clocks not locked) and write its counters to
     /// results/profile/<id>.json, where `{{#profile}}` reads them.
@@ -111,6 +116,7 @@ fn execute(command: Command) -> anyhow::Result<()> {
         Command::Peers(args) => cmd::peers::execute(args),
         Command::Compile(args) => cmd::compile::execute(args),
         Command::Measure(args) => cmd::measure::execute(args),
+        Command::Worker(args) => cmd::worker::execute(args),
         Command::Profile(args) => cmd::profile::execute(args),
         Command::Sass(args) => cmd::sass::execute(args),
         Command::Sanitize(args) => cmd::sanitize::execute(args),

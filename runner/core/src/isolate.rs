@@ -100,8 +100,39 @@ pub fn measure_isolated(
     children: &ChildEnv<'_>,
     quick: bool,
 ) -> Record {
+    measure_with(example, key, gpu, children.processes, quick, |job| {
+        run_child(runner_exe, job, limit, children)
+    })
+}
+
+/// [`measure_isolated`] on warm workers ([`crate::workers`]): process `k`
+/// of the example is worker `k`, which has measured examples before it.
+pub fn measure_warm(
+    workers: &mut crate::workers::Workers,
+    example: &Example,
+    key: &str,
+    limit: Duration,
+    gpu: Option<&GpuFacts>,
+    processes: usize,
+    quick: bool,
+) -> Record {
+    measure_with(example, key, gpu, processes, quick, |job| {
+        workers.run(job.process, job, limit)
+    })
+}
+
+/// Measures `example` in `processes` processes one after another, each
+/// run by `one`, and pools their samples (the first process only when
+/// `quick`); the first process that fails ends the example with its record.
+fn measure_with(
+    example: &Example,
+    key: &str,
+    gpu: Option<&GpuFacts>,
+    processes: usize,
+    quick: bool,
+    mut one: impl FnMut(&Job<'_>) -> Result<Measured, ChildFailure>,
+) -> Record {
     let started = Instant::now();
-    let processes = children.processes;
     let run = if quick { 1 } else { processes };
     let mut runs = Vec::new();
     let mut failed = None;
@@ -112,7 +143,7 @@ pub fn measure_isolated(
             process,
             processes,
         };
-        match run_child(runner_exe, &job, limit, children) {
+        match one(&job) {
             Ok(m) if pool::is_final_failure(m.record.status) => {
                 failed = Some(m.record);
                 break;

@@ -65,7 +65,16 @@ pub struct Config {
     /// The front end's own `CUDA_VISIBLE_DEVICES`, from which each lane
     /// takes its GPU ([`isolate::visible_device`]).
     pub visible_devices: Option<String>,
+    /// Measure on warm workers that stay up across examples
+    /// ([`crate::workers`]; [`WARM_VAR`]`=0` turns them off): the default.
+    /// Off, every process of every example is a fresh `cuda-runner
+    /// measure`.
+    pub warm: bool,
 }
+
+/// The environment variable that turns warm workers off (`0`/`false`):
+/// each process of each example is then started afresh.
+pub const WARM_VAR: &str = "CUDA_MEASURED_WARM";
 
 impl Default for Config {
     /// The method's processes, every GPU, no device list.
@@ -74,6 +83,7 @@ impl Default for Config {
             processes: crate::diagnostics::processes(None),
             gpus: None,
             visible_devices: None,
+            warm: true,
         }
     }
 }
@@ -85,11 +95,18 @@ impl Config {
     /// every GPU.
     pub fn from_env() -> Self {
         let var = |name: &str| std::env::var(name).ok();
-        Config::from_values(
+        let mut config = Config::from_values(
             var(crate::diagnostics::ENV_PROCESSES).as_deref(),
             var(GPUS_VAR).as_deref(),
             var("CUDA_VISIBLE_DEVICES"),
-        )
+        );
+        if let Some(v) = var(WARM_VAR) {
+            config.warm = !matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "0" | "false" | "no" | "off"
+            );
+        }
+        config
     }
 
     /// The settings given the variables' values (`None`: not set).
@@ -109,12 +126,14 @@ impl Config {
             processes: crate::diagnostics::processes(processes),
             gpus,
             visible_devices,
+            warm: true,
         }
     }
 }
 
-/// The real bench: `cuda-runner measure` child processes.
-#[derive(Debug, Clone)]
+/// The real bench: `cuda-runner` child processes, warm workers that
+/// stay up across the session's examples unless [`Config::warm`] is off.
+#[derive(Debug)]
 pub struct IsolatedBench {
     /// The runner executable (path, or name on PATH).
     pub runner: PathBuf,
@@ -132,6 +151,23 @@ pub struct IsolatedBench {
     visible_device: Option<String>,
     /// What the front end read at its edge.
     config: Config,
+    /// This bench's warm workers, started on first use; a clone (a lane)
+    /// starts its own.
+    workers: Option<crate::workers::Workers>,
+}
+
+impl Clone for IsolatedBench {
+    fn clone(&self) -> Self {
+        IsolatedBench {
+            runner: self.runner.clone(),
+            probed: self.probed.clone(),
+            data: self.data.clone(),
+            quick: self.quick,
+            visible_device: self.visible_device.clone(),
+            config: self.config.clone(),
+            workers: None,
+        }
+    }
 }
 
 impl IsolatedBench {
@@ -144,6 +180,7 @@ impl IsolatedBench {
             quick: false,
             visible_device: None,
             config,
+            workers: None,
         }
     }
 }
@@ -166,6 +203,25 @@ impl Bench for IsolatedBench {
     }
 
     fn measure(&mut self, example: &Example, key: &str, limit: Duration) -> Record {
+        if self.config.warm {
+            let env = isolate::ChildEnv {
+                processes: self.config.processes,
+                data_dir: self.data.as_ref().map(|d| d.path()),
+                visible_device: self.visible_device.clone(),
+            };
+            let workers = self
+                .workers
+                .get_or_insert_with(|| crate::workers::Workers::new(&self.runner, &env));
+            return isolate::measure_warm(
+                workers,
+                example,
+                key,
+                limit,
+                self.probed.as_ref(),
+                self.config.processes,
+                self.quick,
+            );
+        }
         isolate::measure_isolated(
             &self.runner,
             example,

@@ -25,7 +25,7 @@
 //! stdin closes.
 
 use crate::child::Captured;
-use crate::isolate::{ChildEnv, PRINTF_CAP};
+use crate::isolate::{ChildEnv, ChildFailure, PRINTF_CAP};
 use crate::pool::Measured;
 use crate::record::Status;
 use serde::{Deserialize, Serialize};
@@ -56,18 +56,6 @@ pub struct WorkerJob<J> {
     pub job: J,
     /// Where the worker writes the [`Measured`] JSON.
     pub out: PathBuf,
-}
-
-/// How one job on a worker failed: the status of the record it becomes,
-/// what happened, and the log.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JobFailure {
-    /// The record's status.
-    pub status: Status,
-    /// The record's message.
-    pub message: String,
-    /// The record's log: the worker's stderr and the job's device `printf`.
-    pub log: String,
 }
 
 /// What the stdout reader of a worker reports.
@@ -185,12 +173,17 @@ impl Worker {
     /// Runs one job: sends it, waits at most `limit` for its end, reads
     /// its result. `Err` when the worker cannot be used any more (it was
     /// killed at the limit, it died, or its result cannot be read).
-    fn run<J: Serialize>(&mut self, job: &J, limit: Duration) -> Result<Measured, JobFailure> {
-        let result_file = tempfile::NamedTempFile::new().map_err(|e| JobFailure {
-            status: Status::Fault,
-            message: format!("could not make the file a worker's result goes to ({e})"),
-            log: String::new(),
-        })?;
+    fn run<J: Serialize>(
+        &mut self,
+        runner_exe: &Path,
+        job: &J,
+        limit: Duration,
+    ) -> Result<Measured, ChildFailure> {
+        let result_file =
+            tempfile::NamedTempFile::new().map_err(|error| ChildFailure::NotStarted {
+                runner: runner_exe.to_path_buf(),
+                error,
+            })?;
         let line = serde_json::to_string(&WorkerJob {
             job,
             out: result_file.path().to_path_buf(),
@@ -214,15 +207,8 @@ impl Worker {
                         measured.record.log = join_logs(&measured.record.log, &printf);
                         Ok(measured)
                     }
-                    Err(e) => Err(JobFailure {
-                        status: Status::Fault,
-                        message: if text.trim().is_empty() {
-                            "the measuring worker ended its job without a result".to_string()
-                        } else {
-                            format!(
-                                "the measuring worker wrote a result this runner cannot read ({e})"
-                            )
-                        },
+                    Err(error) => Err(ChildFailure::UnreadableResult {
+                        error,
                         log: join_logs(&self.stderr_text(), &printf),
                     }),
                 }
@@ -237,20 +223,9 @@ impl Worker {
                     Ok(Event::Closed(printed) | Event::Done(printed)) => printed,
                     Err(_) => Captured::default(),
                 };
-                let why = if printed.total() > PRINTF_CAP as u64 {
-                    format!(
-                        "it had printed {} bytes with device printf: printf from every thread costs microseconds a line, so print from a few threads or at a small size",
-                        printed.total()
-                    )
-                } else {
-                    "a kernel that never ends (a loop whose exit no thread reaches, a barrier some threads skip) looks like this".to_string()
-                };
-                Err(JobFailure {
-                    status: Status::Timeout,
-                    message: format!(
-                        "did not finish within {} s and was stopped; {why}",
-                        limit.as_secs()
-                    ),
+                Err(ChildFailure::TimedOut {
+                    limit,
+                    printed: (printed.total() > PRINTF_CAP as u64).then_some(printed.total()),
                     log: join_logs(&self.stderr_text(), &printed.text("device printf output")),
                 })
             }
@@ -261,15 +236,15 @@ impl Worker {
 impl Worker {
     /// The failure of a worker that ended in a job, `printf` being what
     /// the job printed.
-    fn died(&mut self, printf: &str) -> JobFailure {
+    fn died(&mut self, printf: &str) -> ChildFailure {
+        use std::os::unix::process::ExitStatusExt;
+        // A worker that cannot be waited for is reported as ended plainly.
         let exit = self
             .child
             .wait()
-            .map(|s| s.to_string())
-            .unwrap_or_else(|e| format!("no exit status: {e}"));
-        JobFailure {
-            status: Status::Fault,
-            message: format!("the measuring process ended ({exit}) without a result"),
+            .unwrap_or_else(|_| std::process::ExitStatus::from_raw(0));
+        ChildFailure::NoResult {
+            exit,
             log: join_logs(&self.stderr_text(), printf),
         }
     }
@@ -342,6 +317,19 @@ fn join_logs(first: &str, second: &str) -> String {
     }
 }
 
+impl std::fmt::Debug for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workers")
+            .field("runner_exe", &self.runner_exe)
+            .field(
+                "running",
+                &self.slots.iter().filter(|w| w.is_some()).count(),
+            )
+            .field("started", &self.started)
+            .finish()
+    }
+}
+
 /// The warm workers of one GPU: worker `k` measures the `k`-th process's
 /// share of every example. Started on first use, started afresh after a
 /// job that did not pass; all killed when dropped.
@@ -381,7 +369,7 @@ impl Workers {
         process: usize,
         job: &J,
         limit: Duration,
-    ) -> Result<Measured, JobFailure> {
+    ) -> Result<Measured, ChildFailure> {
         if self.slots.len() <= process {
             self.slots.resize_with(process + 1, || None);
         }
@@ -396,21 +384,17 @@ impl Workers {
                 visible_device: self.visible_device.clone(),
                 ..ChildEnv::default()
             };
-            let worker = Worker::spawn(&self.runner_exe, &env, &self.nonce).map_err(|e| {
-                JobFailure {
-                    status: Status::Fault,
-                    message: format!(
-                        "could not start `{} worker` ({e}); build it with `cargo build --release -p cuda-runner` or set `runner` in [preprocessor.cuda]",
-                        self.runner_exe.display()
-                    ),
-                    log: String::new(),
+            let worker = Worker::spawn(&self.runner_exe, &env, &self.nonce).map_err(|error| {
+                ChildFailure::NotStarted {
+                    runner: self.runner_exe.clone(),
+                    error,
                 }
             })?;
             self.started += 1;
             self.slots[process] = Some(worker);
         }
         let worker = self.slots[process].as_mut().expect("started above");
-        let outcome = worker.run(job, limit);
+        let outcome = worker.run(&self.runner_exe, job, limit);
         let keep = matches!(&outcome, Ok(m) if keeps_worker(m.record.status));
         if !keep {
             self.slots[process] = None;
@@ -581,13 +565,13 @@ mod tests {
         let failure = workers
             .run(0, &"job", Duration::from_millis(700))
             .unwrap_err();
-        assert_eq!(failure.status, Status::Timeout);
+        assert_eq!(failure.status(), Status::Timeout);
         assert!(
-            failure.message.starts_with("did not finish within 0 s"),
+            failure.to_string().starts_with("did not finish within 0 s"),
             "{}",
-            failure.message
+            failure
         );
-        assert!(failure.log.contains("spinning"), "{}", failure.log);
+        assert!(failure.log().contains("spinning"), "{}", failure.log());
         let m = workers.run(0, &"job", Duration::from_secs(30)).unwrap();
         assert_eq!(m.record.status, Status::Pass);
         assert_eq!(count(dir.path(), "starts"), 2);
@@ -601,13 +585,17 @@ mod tests {
         let script = fake_worker(dir.path(), "echo 'driver says no' >&2; exit 3");
         let mut workers = Workers::new(&script, &env());
         let failure = workers.run(0, &"job", Duration::from_secs(30)).unwrap_err();
-        assert_eq!(failure.status, Status::Fault);
+        assert_eq!(failure.status(), Status::Fault);
         assert!(
-            failure.message.contains("exit status: 3"),
+            failure.to_string().contains("exit status: 3"),
             "{}",
-            failure.message
+            failure
         );
-        assert!(failure.log.contains("driver says no"), "{}", failure.log);
+        assert!(
+            failure.log().contains("driver says no"),
+            "{}",
+            failure.log()
+        );
     }
 
     // A printf flood is cut at the cap, counted, and the job still ends at

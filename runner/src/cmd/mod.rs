@@ -18,3 +18,4 @@ pub mod resolve;
 pub mod run;
 pub mod sanitize;
 pub mod sass;
+pub mod worker;

@@ -56,6 +56,7 @@ use cuda_measured_core::suggest::{closest, message};
 use std::ops::Range;
 
 pub mod check;
+pub mod sweep_mistakes;
 
 /// Which figure `{{#measured}}` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -322,12 +323,7 @@ impl Directive {
     }
 }
 
-/// The example id of an example as a directive writes it: the id itself
-/// (`reductions/tree`), or the id before the value of a sweep it names
-/// (`strided_copy` of `strided_copy@STRIDE=4`, [`crate::example_ref`]).
-pub fn example_id(written: &str) -> &str {
-    written.split_once('@').map_or(written, |(id, _)| id)
-}
+pub use crate::example_ref::id_of as example_id;
 
 /// A directive found in a chapter.
 #[derive(Debug, Clone, PartialEq, Eq)]

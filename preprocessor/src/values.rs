@@ -183,7 +183,7 @@ impl Value {
 
 /// Evaluates a parsed directive.
 pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
-    if let Some(mistake) = crate::example_ref::mistakes(directive, results.catalog())
+    if let Some(mistake) = crate::directives::sweep_mistakes::mistakes(directive, results.catalog())
         .into_iter()
         .next()
     {

@@ -34,7 +34,7 @@ pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
             Ok(example) => out.extend(size.and_then(|n| undeclared_written(example, n))),
         }
     }
-    out.extend(crate::example_ref::mistakes(directive, catalog));
+    out.extend(super::sweep_mistakes::mistakes(directive, catalog));
     // `{{#ratio a a N}}` says it once.
     out.dedup();
     out

@@ -105,26 +105,10 @@ pub fn measure_isolated(
     })
 }
 
-/// [`measure_isolated`] on warm workers ([`crate::workers`]): process `k`
-/// of the example is worker `k`, which has measured examples before it.
-pub fn measure_warm(
-    workers: &mut crate::workers::Workers,
-    example: &Example,
-    key: &str,
-    limit: Duration,
-    gpu: Option<&GpuFacts>,
-    processes: usize,
-    quick: bool,
-) -> Record {
-    measure_with(example, key, gpu, processes, quick, |job| {
-        workers.run(job.process, job, limit)
-    })
-}
-
 /// Measures `example` in `processes` processes one after another, each
 /// run by `one`, and pools their samples (the first process only when
 /// `quick`); the first process that fails ends the example with its record.
-fn measure_with(
+pub(crate) fn measure_with(
     example: &Example,
     key: &str,
     gpu: Option<&GpuFacts>,
@@ -340,10 +324,10 @@ fn spawn_failure(runner_exe: &Path, error: std::io::Error) -> ChildFailure {
 /// The job a child reads: the example, its key, and which of how many
 /// processes the child is.
 #[derive(serde::Serialize)]
-struct Job<'a> {
+pub(crate) struct Job<'a> {
     example: &'a Example,
     key: &'a str,
-    process: usize,
+    pub(crate) process: usize,
     processes: usize,
 }
 

@@ -212,7 +212,7 @@ impl Bench for IsolatedBench {
             let workers = self
                 .workers
                 .get_or_insert_with(|| crate::workers::Workers::new(&self.runner, &env));
-            return isolate::measure_warm(
+            return crate::workers::measure_warm(
                 workers,
                 example,
                 key,

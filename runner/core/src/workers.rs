@@ -25,9 +25,10 @@
 //! stdin closes.
 
 use crate::child::Captured;
+use crate::example::Example;
 use crate::isolate::{ChildEnv, ChildFailure, PRINTF_CAP};
 use crate::pool::Measured;
-use crate::record::Status;
+use crate::record::{GpuFacts, Record, Status};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -401,6 +402,22 @@ impl Workers {
         }
         outcome
     }
+}
+
+/// [`crate::isolate::measure_isolated`] on warm workers: process `k`
+/// of the example is worker `k`, which has measured examples before it.
+pub fn measure_warm(
+    workers: &mut Workers,
+    example: &Example,
+    key: &str,
+    limit: Duration,
+    gpu: Option<&GpuFacts>,
+    processes: usize,
+    quick: bool,
+) -> Record {
+    crate::isolate::measure_with(example, key, gpu, processes, quick, |job| {
+        workers.run(job.process, job, limit)
+    })
 }
 
 /// Whether a worker whose job ended with `status` may take the next job:

@@ -98,9 +98,7 @@ fn bodies(text: &str) -> BTreeMap<String, Body> {
                             Body {
                                 kernel,
                                 calls: calls(body),
-                                traps: body
-                                    .split(|c: char| c == ';' || c == '{' || c == '}')
-                                    .any(is_trap),
+                                traps: body.split([';', '{', '}']).any(is_trap),
                             },
                         );
                         i = end;

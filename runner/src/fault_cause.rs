@@ -60,3 +60,34 @@ fn stack() -> Stack {
         _ => Stack::assumed_default(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sys::cudaError_enum as E;
+
+    // The driver bindings print each code under the name core maps, so a
+    // trap, an assert, a stack error and the refusals reach their words
+    // (formatting the error itself needs the driver library, absent here).
+    #[test]
+    fn the_bindings_names_reach_their_codes() {
+        for (e, code) in [
+            (E::CUDA_ERROR_LAUNCH_FAILED, DriverCode::LaunchFailed),
+            (E::CUDA_ERROR_ASSERT, DriverCode::Assert),
+            (E::CUDA_ERROR_ILLEGAL_ADDRESS, DriverCode::IllegalAddress),
+            (
+                E::CUDA_ERROR_HARDWARE_STACK_ERROR,
+                DriverCode::HardwareStack,
+            ),
+            (E::CUDA_ERROR_INVALID_VALUE, DriverCode::InvalidValue),
+            (E::CUDA_ERROR_OUT_OF_MEMORY, DriverCode::OutOfMemory),
+            (
+                E::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+                DriverCode::OutOfResources,
+            ),
+            (E::CUDA_ERROR_MISALIGNED_ADDRESS, DriverCode::Other),
+        ] {
+            assert_eq!(super::code(&DriverError(e)), code, "{e:?}");
+        }
+    }
+}

@@ -61,7 +61,7 @@ CORE_LAYERS = {
         "example",
         "compile_options",
     ],
-    "plan": ["plan_expr", "launch_plan", "binding", "limits", "plan_check", "ptx", "signature"],
+    "plan": ["plan_expr", "launch_plan", "binding", "limits", "plan_check", "ptx", "ptx_calls", "fault_cause", "signature"],
     "method": ["method"],
     "store": ["record", "key", "store"],
     "figures": ["figures", "pool"],

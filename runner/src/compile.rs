@@ -24,6 +24,9 @@ pub struct Compiled {
     /// The kernels the program defines, with their parameters, from its
     /// PTX.
     pub entries: Vec<Entry>,
+    /// What each kernel's code does that can explain a fault (recursion,
+    /// `__trap()`, `assert`), from its PTX, by kernel name.
+    pub code: std::collections::BTreeMap<String, cuda_measured_core::ptx_calls::KernelCode>,
 }
 
 /// Why a compilation failed.
@@ -110,11 +113,13 @@ pub fn compile_source(
         let log = program_log(prog);
         let result = if compiled == sys::nvrtcResult::NVRTC_SUCCESS {
             cubin(prog).and_then(|cubin| {
+                let ptx = ptx_text(prog)?;
                 Ok(Compiled {
                     cubin,
                     log,
                     arch: arch.to_string(),
-                    entries: ptx::entries(&ptx_text(prog)?),
+                    entries: ptx::entries(&ptx),
+                    code: cuda_measured_core::ptx_calls::kernel_code(&ptx),
                 })
             })
         } else {

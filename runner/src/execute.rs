@@ -7,6 +7,7 @@ use crate::binding::{self, Binding};
 use crate::declaration::ScratchInit;
 use crate::device;
 use crate::example::Example;
+use crate::fault_cause;
 use crate::figures;
 use crate::launch_plan::ScratchBuffer;
 use crate::launch_plan::{self, Launch, ResolvedPlan};
@@ -467,7 +468,10 @@ fn load_variant(
             None => name.clone(),
         };
         record.registers.push((shown, kernel.registers));
-        needs.insert(name.clone(), kernel);
+        needs.insert(
+            name.clone(),
+            fault_cause::with_code(kernel, &compiled.code, &name),
+        );
         functions.insert(name, f);
     }
     Ok((functions, needs))
@@ -555,7 +559,7 @@ fn run_sizes(
     for shape in problem.edge_shapes() {
         let outcome = runner
             .run(shape, None)
-            .map_err(|e| named(at_size(e, shape, rowwise)))?;
+            .map_err(|e| named(at_size(e, shape, rowwise, point.needs)))?;
         record.edge_checks.push(EdgeCheck {
             n: Size(shape.cols),
             rows: rowwise.then_some(shape.rows),
@@ -585,7 +589,7 @@ fn run_sizes(
         };
         let outcome = runner
             .run(shape, Some(timing))
-            .map_err(|e| named(at_size(e, shape, rowwise)))?;
+            .map_err(|e| named(at_size(e, shape, rowwise, point.needs)))?;
         let (mut result, times) = outcome.figures.expect("timed runs have figures");
         result.sweep = value.cloned();
         if !result.pass && record.message.is_empty() {
@@ -632,18 +636,24 @@ fn where_(shape: Shape, rowwise: bool) -> String {
     shape.describe(rowwise)
 }
 
-fn at_size(e: SizeError, shape: Shape, rowwise: bool) -> Stop {
+fn at_size(
+    e: SizeError,
+    shape: Shape,
+    rowwise: bool,
+    kernels: &BTreeMap<String, KernelNeeds>,
+) -> Stop {
     let at = where_(shape, rowwise);
     match e {
         SizeError::Declared(mistake) => Stop::new(Status::LaunchError, mistake.at(at).to_string()),
         SizeError::Run(RunError::Launch(err)) => Stop::new(
             Status::LaunchError,
-            format!("at {at}: launch refused: {err}"),
+            format!("at {at}: {}", fault_cause::refusal(&err, kernels)),
         ),
         SizeError::Support(why) => Stop::new(Status::Fault, format!("at {at}: {why}")),
-        SizeError::Run(RunError::Fault(err)) => {
-            Stop::new(Status::Fault, format!("at {at}: the kernel faulted: {err}"))
-        }
+        SizeError::Run(RunError::Fault(err)) => Stop::new(
+            Status::Fault,
+            format!("at {at}: {}", fault_cause::fault(&err, kernels)),
+        ),
     }
 }
 
@@ -1156,6 +1166,8 @@ fn kernel_needs(f: &CudaFunction) -> KernelNeeds {
         registers: get(F::CU_FUNC_ATTRIBUTE_NUM_REGS),
         static_shared: get(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
         max_threads_per_block: get(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        local_bytes: get(F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+        code: Default::default(),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod compile;
 pub mod device;
 pub mod digest;
 pub mod execute;
+pub mod fault_cause;
 pub mod listing;
 pub mod measure;
 pub mod sanitize;

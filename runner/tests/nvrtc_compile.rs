@@ -340,3 +340,39 @@ fn the_cli_check_judges_like_the_book_check() {
     );
     line(&out, "ok", "mismatched/matches");
 }
+
+// The planted fault kernels' PTX says what explains their faults: the
+// trap, the assert and the recursion are read from NVRTC's real output,
+// and a kernel without any of them has none.
+#[test]
+fn planted_fault_kernels_show_their_cause_in_the_ptx() {
+    use cuda_measured_core::ptx_calls::KernelCode;
+    let kernels = planted_kernels();
+    let root = kernels.parent().unwrap();
+    let code = |file: &str, kernel: &str| {
+        let example = Example::from_file(root, &kernels, file, None, None).unwrap();
+        let compiled = compile_or_explain(&example).expect("compiles");
+        compiled.code[kernel]
+    };
+    let only = |recurses, traps, asserts| KernelCode {
+        recurses,
+        traps,
+        asserts,
+    };
+    assert_eq!(
+        code("planted/traps.cu", "sum_trap"),
+        only(false, true, false)
+    );
+    assert_eq!(
+        code("planted/asserts.cu", "sum_assert"),
+        only(false, false, true)
+    );
+    assert_eq!(
+        code("planted/deep_recursion.cu", "sum_recursive"),
+        only(true, false, false)
+    );
+    assert_eq!(
+        code("planted/passes.cu", "sum_block_atomic"),
+        KernelCode::default()
+    );
+}

@@ -40,7 +40,7 @@
 //! |---|---|
 //! | base | [`atomic_file`], [`nonfinite`], [`suggest`] |
 //! | model | [`size`], [`dims`], [`call_syntax`], [`include_scan`], [`source`], [`problem`], [`declaration`], [`header_lines`], [`example`], [`compile_options`] |
-//! | plan | [`plan_expr`], [`launch_plan`], [`binding`], [`limits`], [`plan_check`], [`ptx`], [`signature`] |
+//! | plan | [`plan_expr`], [`launch_plan`], [`binding`], [`limits`], [`plan_check`], [`ptx`], [`ptx_calls`], [`fault_cause`], [`signature`] |
 //! | method | [`method`] |
 //! | store | [`record`], [`key`], [`store`] |
 //! | figures | [`figures`], [`pool`] |
@@ -69,6 +69,7 @@ pub mod diagnostics;
 pub mod dims;
 pub mod example;
 pub mod exercise;
+pub mod fault_cause;
 pub mod figures;
 pub mod header_lines;
 pub mod host;
@@ -87,6 +88,7 @@ pub mod pool;
 pub mod problem;
 pub mod profile;
 pub mod ptx;
+pub mod ptx_calls;
 pub mod record;
 pub mod repeatability;
 pub mod report;

@@ -10,10 +10,34 @@
 use crate::example::Example;
 use crate::header_lines::HeaderError;
 use crate::launch_plan::ResolvedPlan;
+use crate::ptx_calls::KernelCode;
 use std::collections::BTreeMap;
 
 /// Dynamic shared memory a block gets without the opt-in attribute.
 pub const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
+
+/// Local memory one thread may have (its stack frame: per-thread arrays
+/// and register spills), the same on every compute capability from 2.0 on
+/// (CUDA C++ Programming Guide, "Technical Specifications per Compute
+/// Capability"); the driver answers a launch of a kernel that needs more
+/// with a bare "invalid argument", so it is refused before launch here.
+pub const MAX_LOCAL_BYTES_PER_THREAD: u32 = 512 * 1024;
+
+/// The stack each thread gets unless a program raises it with
+/// `cuCtxSetLimit(CU_LIMIT_STACK_SIZE, ...)`, which the runner never does:
+/// what a recursive kernel, whose stack ptxas cannot bound, runs in.
+pub const DEFAULT_STACK_BYTES: u32 = 1024;
+
+/// `1 MiB`, `512 KiB`, `1 KiB`, `1536 B`: a size in the largest binary
+/// unit that divides it, for messages.
+pub fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
+    }
+}
 
 /// What the device allows one launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +151,12 @@ pub struct KernelNeeds {
     /// The largest block this kernel can be launched with (registers and
     /// `__launch_bounds__` taken into account).
     pub max_threads_per_block: u32,
+    /// Local memory per thread (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`: its
+    /// stack frame, per-thread arrays and spills), bytes.
+    pub local_bytes: u32,
+    /// What its code can do that explains a fault (recursion, `__trap()`,
+    /// `assert`), from its PTX.
+    pub code: KernelCode,
 }
 
 /// Checks every launch of `plan` against the device and the kernels'
@@ -160,6 +190,16 @@ pub fn check(
             ).into());
         }
         let needs = kernels.get(&l.kernel).copied().unwrap_or_default();
+        if needs.local_bytes > MAX_LOCAL_BYTES_PER_THREAD {
+            return Err(format!(
+                "{which}: kernel `{}` needs {} of local memory per thread (its stack frame: per-thread arrays and register spills); {} holds at most {} per thread, so the driver would refuse the launch with \"invalid argument\": shrink the kernel's per-thread arrays (keep large data in global or shared memory); the launch is declared at {}",
+                l.kernel,
+                size_text(u64::from(needs.local_bytes)),
+                device.name,
+                size_text(u64::from(MAX_LOCAL_BYTES_PER_THREAD)),
+                at("kernel")
+            ).into());
+        }
         let shared = u64::from(l.shared) + u64::from(needs.static_shared);
         if shared > u64::from(device.max_shared_optin) {
             return Err(format!(
@@ -245,6 +285,7 @@ mod tests {
             registers,
             static_shared: 1024,
             max_threads_per_block: max_threads,
+            ..KernelNeeds::default()
         };
         [("a".to_string(), k), ("k".to_string(), k)].into()
     }
@@ -300,6 +341,28 @@ mod tests {
             "{e}"
         );
         assert!(!e.contains("registers"), "{e}");
+    }
+
+    // A kernel with more local memory per thread than the device holds
+    // (a 1 MiB array) is refused before launch with its size, the limit,
+    // the fix and the header line of the launch; 512 KiB exactly passes.
+    #[test]
+    fn too_much_local_memory_is_refused_before_launch() {
+        let mut kernels = needs(32, 1024);
+        kernels.get_mut("k").unwrap().local_bytes = MAX_LOCAL_BYTES_PER_THREAD;
+        let fits = check(
+            &plan(32, 1, 0),
+            &KnownGpu::target().limits(),
+            &kernels,
+            &example(),
+        );
+        assert_eq!(fits, Ok(()));
+        kernels.get_mut("k").unwrap().local_bytes = 1 << 20;
+        let e = refusal(&plan(32, 1, 0), &kernels);
+        assert_eq!(
+            e,
+            "launch 1 (`k`): kernel `k` needs 1 MiB of local memory per thread (its stack frame: per-thread arrays and register spills); NVIDIA H200 holds at most 512 KiB per thread, so the driver would refuse the launch with \"invalid argument\": shrink the kernel's per-thread arrays (keep large data in global or shared memory); the launch is declared at src/ch.md:19"
+        );
     }
 
     // A grid past 2^31 - 1 blocks is refused.

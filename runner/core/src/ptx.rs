@@ -213,7 +213,7 @@ fn find_token(text: &str, token: &str) -> Option<usize> {
 
 /// The text without `// ...` and `/* ... */` comments (PTX has no string
 /// literals, so no comment marker hides in one).
-fn strip_comments(ptx: &str) -> String {
+pub(crate) fn strip_comments(ptx: &str) -> String {
     let mut out = String::with_capacity(ptx.len());
     let mut rest = ptx;
     loop {

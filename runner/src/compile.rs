@@ -13,7 +13,7 @@ use std::ffi::{CStr, CString, c_char, c_int};
 pub use cuda_measured_core::compile_options::BASE_OPTIONS;
 
 /// A successful compilation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Compiled {
     /// The cubin image.
     pub cubin: Vec<u8>,

@@ -301,16 +301,21 @@ fn run_into(
     // example, named.
     let mut variants = Vec::new();
     for (value, variant) in example.variants() {
-        let loaded =
-            load_variant(ctx, &variant, arch, value.as_ref(), record).map_err(
-                |stop| match &value {
-                    Some(v) => Stop {
-                        message: format!("with {v}: {}", stop.message),
-                        ..stop
-                    },
-                    None => stop,
-                },
-            )?;
+        let loaded = load_variant(
+            ctx,
+            &variant,
+            arch,
+            value.as_ref(),
+            settings.data_dir.as_deref(),
+            record,
+        )
+        .map_err(|stop| match &value {
+            Some(v) => Stop {
+                message: format!("with {v}: {}", stop.message),
+                ..stop
+            },
+            None => stop,
+        })?;
         variants.push((value, variant, loaded));
     }
     cost.compile_s = lap();
@@ -434,9 +439,27 @@ fn load_variant(
     variant: &Example,
     arch: &str,
     value: Option<&SweepValue>,
+    data_dir: Option<&std::path::Path>,
     record: &mut Record,
 ) -> Result<Loaded, Stop> {
-    let compiled = crate::compile::compile(variant, arch).map_err(|e| match e {
+    // Compiled once per session: the first process to compile this code
+    // leaves the result in the session's folder and the others load it
+    // (a compile error is not kept: it ends the example in that process).
+    let name = format!(
+        "compiled-{:032x}",
+        xxhash_rust::xxh3::xxh3_128(
+            format!(
+                "{arch}\0{}\0{}",
+                variant.compile_options().join("\0"),
+                variant.source
+            )
+            .as_bytes()
+        )
+    );
+    let compiled = problem::cache::once_per_session(data_dir, &name, || {
+        crate::compile::compile(variant, arch)
+    })
+    .map_err(|e| match e {
         crate::compile::CompileError::Source { first_error, log } => Stop {
             status: Status::CompileError,
             message: first_error,

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the code reachable from one kernel does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct KernelCode {
     /// A function reachable from the kernel calls itself, directly or
     /// through others.

@@ -44,6 +44,16 @@ impl Compiled {
     pub fn broken(&self, index: usize) -> Option<&str> {
         self.broken.get(index)?.as_deref()
     }
+
+    /// What compiling says, given why each entry is broken (tests of what
+    /// follows compiling).
+    #[cfg(test)]
+    pub(crate) fn with_broken(broken: Vec<Option<String>>) -> Compiled {
+        Compiled {
+            broken,
+            ..Compiled::default()
+        }
+    }
 }
 
 /// Why a build compiled none of its examples.

@@ -79,6 +79,21 @@ pub fn verdicts(job: &Path, arch: &str, examples: &[Example]) -> Result<Vec<Comp
     Ok(verdicts)
 }
 
+/// The verdicts on `examples` for `arch`, each within its limit, through
+/// a job file of their own (`cuda-runner check`).
+pub fn verdicts_of(arch: &str, examples: &[Example]) -> Result<Vec<CompileVerdict>> {
+    let mut job = tempfile::NamedTempFile::new().context("writing the compile job")?;
+    serde_json::to_writer(
+        &mut job,
+        &cuda_runner::compile_job::CompileJob {
+            examples: examples.to_vec(),
+        },
+    )
+    .context("writing the compile job")?;
+    job.flush().context("writing the compile job")?;
+    verdicts(job.path(), arch, examples)
+}
+
 /// The worker's part: compiles `examples` for `arch` one after another,
 /// printing each verdict as one JSON line as soon as it is known.
 pub fn work(arch: &str, examples: &[Example]) -> Result<()> {

@@ -286,6 +286,63 @@ fn the_compile_job_reports_entry_points() {
     }
 }
 
+/// The processes whose command line names `needle`, from /proc.
+fn processes_naming(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(needle))
+        .collect()
+}
+
+// The planted compile bomb (NVRTC takes minutes over it) ends as a
+// compile time-out at its `compile_timeout_s` of 5 s: the worker process
+// compiling it is killed, not left running, and the example after it
+// compiles in a fresh worker.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_compile_bomb_is_stopped_at_its_limit_and_the_next_example_compiles() {
+    use cuda_runner::compile_job::{CompileAnswer, CompileJob, CompileVerdict};
+    let kernels = planted_kernels();
+    let root = kernels.parent().unwrap();
+    let examples: Vec<Example> = ["planted/compile_bomb.cu", "planted/passes.cu"]
+        .iter()
+        .map(|file| Example::from_file(root, &kernels, file, None, None).unwrap())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("bomb-job.json");
+    std::fs::write(&job, serde_json::to_vec(&CompileJob { examples }).unwrap()).unwrap();
+    let start = std::time::Instant::now();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+        .args(["compile", "--arch", ARCH, "--job"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    assert!(output.status.success(), "{output:?}");
+    let answer = CompileAnswer::parse(&output.stdout).unwrap();
+    assert!(
+        answer.nvrtc.is_some(),
+        "NVRTC is not on the loader path: run scripts/test"
+    );
+    match &answer.verdicts[..] {
+        [
+            CompileVerdict::TimedOut { limit_s: 5 },
+            CompileVerdict::Compiled { entries, .. },
+        ] => {
+            assert_eq!(entries[0].name, "sum_block_atomic");
+        }
+        other => panic!("expected a time-out, then a compiled verdict: {other:?}"),
+    }
+    assert!(took < std::time::Duration::from_secs(40), "took {took:?}");
+    let left = processes_naming(&job.to_string_lossy());
+    assert!(
+        left.is_empty(),
+        "compiling processes left running: {left:?}"
+    );
+}
+
 // A host header (which NVRTC does not ship) is explained in the summary line:
 // device printf needs no include.
 #[test]

@@ -9,12 +9,7 @@ use crate::ptx::Entry;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// How long NVRTC may take over one example (all values of a sweep
-/// together), in seconds, when its header sets no `compile_timeout_s`:
-/// the book's kernels compile in well under a second each, so only a
-/// kernel that makes NVRTC work for minutes (a deep template recursion, a
-/// huge unrolled loop) meets it.
-pub const DEFAULT_COMPILE_TIMEOUT_S: u64 = 30;
+pub use crate::declaration::DEFAULT_COMPILE_TIMEOUT_S;
 
 /// The compile limit of `example`: its header's `compile_timeout_s`, else
 /// [`DEFAULT_COMPILE_TIMEOUT_S`].

@@ -159,6 +159,13 @@ pub enum Expectation {
     Timeout,
 }
 
+/// How long NVRTC may take over one example (all values of a sweep
+/// together), in seconds, when its header sets no `compile_timeout_s`:
+/// the book's kernels compile in well under a second each, so only a
+/// kernel that makes NVRTC work for minutes (a deep template recursion, a
+/// huge unrolled loop) meets it.
+pub const DEFAULT_COMPILE_TIMEOUT_S: u64 = 30;
+
 /// The parsed header of an example. Its sizes read against the problem's
 /// dimensions ([`Declaration::sizes`]) are not serialised (the key holds
 /// the sizes as written); every deserialisation reads them again, so a
@@ -214,7 +221,7 @@ pub struct Declaration {
     pub timeout_s: Option<u64>,
     /// Time limit for compiling the example with NVRTC, in seconds (all
     /// values of a sweep together), when it needs more than
-    /// [`crate::compile_job::DEFAULT_COMPILE_TIMEOUT_S`]. Left out of the
+    /// [`DEFAULT_COMPILE_TIMEOUT_S`]. Left out of the
     /// serialised form when absent, so that other examples' keys stay as
     /// they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -515,7 +522,7 @@ impl Declaration {
             return Err((
                 format!(
                     "`compile_timeout_s = 0` leaves NVRTC no time: give the seconds compiling may take (at least 1), or remove the key for the default of {} s",
-                    crate::compile_job::DEFAULT_COMPILE_TIMEOUT_S
+                    DEFAULT_COMPILE_TIMEOUT_S
                 ),
                 at("compile_timeout_s"),
             ));

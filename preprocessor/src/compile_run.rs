@@ -37,6 +37,9 @@ pub fn compile(runner: &Path, arch: &str, examples: Vec<Example>) -> anyhow::Res
     command
         .args(["compile", "--arch", arch, "--job"])
         .arg(job.path());
+    // A build killed takes the runner (and through it, the NVRTC worker)
+    // with it.
+    cuda_measured_core::lifetime::die_with_this_process(&mut command);
     // Every byte of the answer is needed; stderr only for the message.
     let finished = run_limited(&mut command, limit, usize::MAX, 64 * 1024).with_context(|| {
         format!(

@@ -343,6 +343,45 @@ fn a_compile_bomb_is_stopped_at_its_limit_and_the_next_example_compiles() {
     );
 }
 
+// `kill -9` of a `cuda-runner compile` busy with the compile bomb ends its
+// worker too: NVRTC is not left compiling for minutes.
+#[cfg(target_os = "linux")]
+#[test]
+fn killing_the_compile_run_ends_its_worker() {
+    use cuda_runner::compile_job::CompileJob;
+    let kernels = planted_kernels();
+    let root = kernels.parent().unwrap();
+    let bomb = Example::from_file(root, &kernels, "planted/compile_bomb.cu", None, None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("killed-job.json");
+    let examples = vec![bomb];
+    std::fs::write(&job, serde_json::to_vec(&CompileJob { examples }).unwrap()).unwrap();
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+        .args(["compile", "--arch", ARCH, "--job"])
+        .arg(&job)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let needle = job.to_string_lossy().into_owned();
+    let start = std::time::Instant::now();
+    // The supervisor and its worker both name the job.
+    while processes_naming(&needle).len() < 2 {
+        assert!(start.elapsed().as_secs() < 4, "no worker started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while !processes_naming(&needle).is_empty() {
+        assert!(
+            killed.elapsed().as_secs() < 3,
+            "the worker outlived its supervisor: {:?}",
+            processes_naming(&needle)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 // A host header (which NVRTC does not ship) is explained in the summary line:
 // device printf needs no include.
 #[test]

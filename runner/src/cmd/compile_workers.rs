@@ -6,11 +6,13 @@
 //! that example's limit; at a time-out it kills the worker, records
 //! [`CompileVerdict::TimedOut`] and starts a fresh worker after that
 //! example. A book whose kernels all compile in time costs one extra
-//! process start, however many examples it has.
+//! process start, however many examples it has. A worker dies with its
+//! supervisor ([`die_with_this_process`]).
 
 use anyhow::{Context, Result};
 use cuda_runner::compile_job::{CompileVerdict, compile_limit, compile_limit_s};
 use cuda_runner::example::Example;
+use cuda_runner::lifetime::die_with_this_process;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -23,7 +25,8 @@ pub fn verdicts(job: &Path, arch: &str, examples: &[Example]) -> Result<Vec<Comp
     let mut verdicts = Vec::with_capacity(examples.len());
     while verdicts.len() < examples.len() {
         let from = verdicts.len();
-        let mut worker = Command::new(&exe)
+        let mut command = Command::new(&exe);
+        command
             .args([
                 "compile",
                 "--arch",
@@ -34,7 +37,12 @@ pub fn verdicts(job: &Path, arch: &str, examples: &[Example]) -> Result<Vec<Comp
             ])
             .arg(job)
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(Stdio::piped());
+        // A supervisor stopped or killed (the build's own limit, `kill -9`)
+        // takes its worker with it: NVRTC is not left running for minutes.
+        // This thread waits for the worker, as the signal requires.
+        die_with_this_process(&mut command);
+        let mut worker = command
             .spawn()
             .with_context(|| format!("starting a compiling process ({})", exe.display()))?;
         let stdout = worker.stdout.take().expect("stdout is piped");

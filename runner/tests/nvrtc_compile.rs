@@ -286,14 +286,32 @@ fn the_compile_job_reports_entry_points() {
     }
 }
 
-/// The processes whose command line names `needle`, from /proc.
-fn processes_naming(needle: &str) -> Vec<String> {
+/// The processes whose command line names `needle`, from /proc: their
+/// ids and command lines.
+fn processes_naming(needle: &str) -> Vec<(String, String)> {
     std::fs::read_dir("/proc")
         .unwrap()
-        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| c.contains(needle))
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let cmdline = std::fs::read(path.join("cmdline")).ok()?;
+            let pid = path.file_name()?.to_string_lossy().into_owned();
+            Some((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")))
+        })
+        .filter(|(_, c)| c.contains(needle))
         .collect()
+}
+
+/// Ends the processes naming `needle` (a failed test's leftovers, which
+/// would otherwise hold the test's output open for minutes) and says
+/// which they were.
+fn end_processes_naming(needle: &str) -> Vec<(String, String)> {
+    let left = processes_naming(needle);
+    for (pid, _) in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", pid])
+            .status();
+    }
+    left
 }
 
 // The planted compile bomb (NVRTC takes minutes over it) ends as a
@@ -336,7 +354,7 @@ fn a_compile_bomb_is_stopped_at_its_limit_and_the_next_example_compiles() {
         other => panic!("expected a time-out, then a compiled verdict: {other:?}"),
     }
     assert!(took < std::time::Duration::from_secs(40), "took {took:?}");
-    let left = processes_naming(&job.to_string_lossy());
+    let left = end_processes_naming(&job.to_string_lossy());
     assert!(
         left.is_empty(),
         "compiling processes left running: {left:?}"
@@ -373,11 +391,10 @@ fn killing_the_compile_run_ends_its_worker() {
     run.wait().unwrap();
     let killed = std::time::Instant::now();
     while !processes_naming(&needle).is_empty() {
-        assert!(
-            killed.elapsed().as_secs() < 3,
-            "the worker outlived its supervisor: {:?}",
-            processes_naming(&needle)
-        );
+        if killed.elapsed().as_secs() >= 3 {
+            let left = end_processes_naming(&needle);
+            panic!("the worker outlived its supervisor: {left:?}");
+        }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

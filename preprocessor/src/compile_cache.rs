@@ -10,8 +10,9 @@
 //! is compiled again and its errors keep their lines), the target
 //! architecture, and the runner's and NVRTC's versions ([`Compiler`]). The
 //! file holds those again with the verdict; only verdicts on the source
-//! (compiled, or refused) are kept, never "no NVRTC" or a failure of NVRTC
-//! itself.
+//! (compiled, refused, or a compile time-out: the limit is in the
+//! declaration, so raising it makes a new key) are kept, never "no NVRTC"
+//! or a failure of NVRTC itself.
 //!
 //! Which NVRTC a runner loads is known only by asking it; so that a build
 //! need not start it to find out, `runners/<hash of its path>.json`
@@ -226,8 +227,9 @@ impl Cache {
             .count()
     }
 
-    /// Keeps a verdict on the source (compiled or refused); returns whether
-    /// it was kept. Written whole or not at all.
+    /// Keeps a verdict on the source (compiled, refused or timed out: the
+    /// next build does not wait on NVRTC again); returns whether it was
+    /// kept. Written whole or not at all.
     pub fn store(
         &self,
         example: &Example,
@@ -237,7 +239,9 @@ impl Cache {
     ) -> std::io::Result<bool> {
         if !matches!(
             verdict,
-            CompileVerdict::Compiled { .. } | CompileVerdict::Refused { .. }
+            CompileVerdict::Compiled { .. }
+                | CompileVerdict::Refused { .. }
+                | CompileVerdict::TimedOut { .. }
         ) {
             return Ok(false);
         }
@@ -433,8 +437,9 @@ mod tests {
         assert_eq!(cache.lookup(&ex, &key, &compiler()), None);
     }
 
-    // Only verdicts on the source are kept: never the absence of NVRTC or
-    // a failure of NVRTC itself.
+    // Only verdicts on the source are kept (a compile time-out among them,
+    // so that the next build does not wait again): never the absence of
+    // NVRTC or a failure of NVRTC itself.
     #[test]
     fn only_verdicts_on_the_source_are_kept() {
         let dir = tempfile::tempdir().unwrap();
@@ -447,6 +452,13 @@ mod tests {
         };
         assert!(cache.store(&ex, &key, &compiler(), &refused).unwrap());
         assert_eq!(cache.lookup(&ex, &key, &compiler()), Some(refused));
+        let timed_out = CompileVerdict::TimedOut { limit_s: 5 };
+        let later = Compiler {
+            runner: "later".into(),
+            ..compiler()
+        };
+        assert!(cache.store(&ex, &key, &later, &timed_out).unwrap());
+        assert_eq!(cache.lookup(&ex, &key, &later), Some(timed_out));
         for passing in [
             CompileVerdict::NoNvrtc {
                 message: "none".into(),

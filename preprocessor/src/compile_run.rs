@@ -4,14 +4,17 @@
 
 use anyhow::Context;
 use cuda_measured_core::child::run_limited;
-use cuda_measured_core::compile_job::{CompileAnswer, CompileJob};
+use cuda_measured_core::compile_job::{CompileAnswer, CompileJob, compile_limit};
 use cuda_measured_core::example::Example;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// How long a compile run may take before the build goes on without it
-/// (NVRTC takes well under a second per example).
+/// How long a compile run may take beyond its examples' compile limits
+/// before the build goes on without it (NVRTC takes well under a second
+/// per example). The runner holds each example to its own limit
+/// ([`compile_limit`]), stopping NVRTC there, so a runner that keeps to
+/// them never meets this one.
 pub const TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The architecture the book's examples are compiled for: that of its
@@ -22,6 +25,11 @@ pub const ARCH: &str = "sm_90";
 /// for `arch`.
 pub fn compile(runner: &Path, arch: &str, examples: Vec<Example>) -> anyhow::Result<CompileAnswer> {
     let count = examples.len();
+    let limit = TIME_LIMIT
+        + examples
+            .iter()
+            .map(compile_limit)
+            .sum::<std::time::Duration>();
     let mut job = tempfile::NamedTempFile::new().context("writing the compile job")?;
     job.write_all(&serde_json::to_vec(&CompileJob { examples })?)
         .context("writing the compile job")?;
@@ -29,8 +37,11 @@ pub fn compile(runner: &Path, arch: &str, examples: Vec<Example>) -> anyhow::Res
     command
         .args(["compile", "--arch", arch, "--job"])
         .arg(job.path());
+    // A build killed takes the runner (and through it, the NVRTC worker)
+    // with it.
+    cuda_measured_core::lifetime::die_with_this_process(&mut command);
     // Every byte of the answer is needed; stderr only for the message.
-    let finished = run_limited(&mut command, TIME_LIMIT, usize::MAX, 64 * 1024).with_context(|| {
+    let finished = run_limited(&mut command, limit, usize::MAX, 64 * 1024).with_context(|| {
         format!(
             "could not start `{} compile`: build it with `cargo build -p cuda-runner`, or set `runner` in [preprocessor.cuda]",
             runner.display()
@@ -40,7 +51,7 @@ pub fn compile(runner: &Path, arch: &str, examples: Vec<Example>) -> anyhow::Res
         anyhow::bail!(
             "`{} compile` did not answer within {} s and was stopped",
             runner.display(),
-            TIME_LIMIT.as_secs()
+            limit.as_secs()
         );
     };
     if !status.success() {

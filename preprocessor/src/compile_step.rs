@@ -7,9 +7,15 @@
 //!
 //! Verdicts are cached per example ([`compile_cache`](crate::compile_cache)): only cache misses
 //! go to the runner, all in one run, and a build with nothing changed
-//! starts no runner. Without a runner or without NVRTC the build goes on
-//! as before, with one `[cuda]` line saying that compiling was skipped and
-//! why. `compile = false` under `[preprocessor.cuda]`, or
+//! starts no runner. The runner holds each example to its compile limit
+//! (`compile_timeout_s`, [`DEFAULT_COMPILE_TIMEOUT_S`](cuda_measured_core::compile_job::DEFAULT_COMPILE_TIMEOUT_S)): one that runs
+//! into it is broken as a compile time-out, cached like a compile error,
+//! and never measured; the others compile as usual. Without a runner or
+//! without NVRTC the build goes on as before, with one `[cuda]` line
+//! saying that its kernels were not compiled here, which is fine for a
+//! build from the committed results ([`NotCompiled::Unavailable`]); a
+//! runner that fails is said as a failure ([`NotCompiled::Failed`]).
+//! `compile = false` under `[preprocessor.cuda]`, or
 //! `CUDA_MEASURED_COMPILE=0`, turns the step off.
 
 use crate::catalog::Catalog;
@@ -38,6 +44,29 @@ impl Compiled {
     pub fn broken(&self, index: usize) -> Option<&str> {
         self.broken.get(index)?.as_deref()
     }
+
+    /// What compiling says, given why each entry is broken (tests of what
+    /// follows compiling).
+    #[cfg(test)]
+    pub(crate) fn with_broken(broken: Vec<Option<String>>) -> Compiled {
+        Compiled {
+            broken,
+            ..Compiled::default()
+        }
+    }
+}
+
+/// Why a build compiled none of its examples.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotCompiled {
+    /// No runner, or a runner without NVRTC: nothing to compile with here,
+    /// which a build from the committed results does not need.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The runner was asked and failed: it crashed, printed no verdicts,
+    /// or ran past its time limit.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// The fewest verdicts the compile cache keeps when it is pruned (after
@@ -63,10 +92,17 @@ pub fn compile_book(catalog: &Catalog, settings: &Settings, log: &mut dyn Write)
     }
     let verdicts = match cached_verdicts(catalog, &firsts, settings, ARCH, log) {
         Ok(verdicts) => verdicts,
-        Err(why) => {
+        Err(NotCompiled::Unavailable(why)) => {
             let _ = writeln!(
                 log,
-                "[cuda] compiling skipped: {why}; compile errors and declarations that do not match their kernels show only after measuring (`compile = false` under [preprocessor.cuda], or CUDA_MEASURED_COMPILE=0, turns compiling off)"
+                "[cuda] kernels not compiled here: fine for a build from the committed results (scripts/test compiles every kernel); to compile them in every build: {why}"
+            );
+            return compiled;
+        }
+        Err(NotCompiled::Failed(why)) => {
+            let _ = writeln!(
+                log,
+                "[cuda] compiling failed: {why}; compile errors and declarations that do not match their kernels show only after measuring (`compile = false` under [preprocessor.cuda], or CUDA_MEASURED_COMPILE=0, turns compiling off)"
             );
             return compiled;
         }
@@ -105,7 +141,7 @@ pub fn cached_verdicts(
     settings: &Settings,
     arch: &str,
     log: &mut dyn Write,
-) -> Result<Vec<(CompileVerdict, bool)>, String> {
+) -> Result<Vec<(CompileVerdict, bool)>, NotCompiled> {
     let cache = Cache::new(&settings.compile_cache);
     let loader_path = std::env::var(LOADER_PATH).ok();
     verdicts(
@@ -129,12 +165,12 @@ fn verdicts(
     loader_path: Option<&str>,
     arch: &str,
     log: &mut dyn Write,
-) -> Result<Vec<(CompileVerdict, bool)>, String> {
+) -> Result<Vec<(CompileVerdict, bool)>, NotCompiled> {
     let runner = compile_run::locate(&settings.runner).ok_or_else(|| {
-        format!(
+        NotCompiled::Unavailable(format!(
             "no runner `{}` (build it with `cargo build -p cuda-runner`, or set `runner` in [preprocessor.cuda])",
             settings.runner.display()
-        )
+        ))
     })?;
     let compiler = match cache.known_compiler(&runner, loader_path, arch) {
         Some(compiler) => compiler,
@@ -157,7 +193,7 @@ fn verdicts(
             .iter()
             .map(|&k| resolved(firsts[k]).example.clone())
             .collect();
-        let answer = compile_run::compile(&runner, arch, examples).map_err(|e| format!("{e:#}"))?;
+        let answer = compile_run::compile(&runner, arch, examples).map_err(failed)?;
         // The runner says who compiled: the cache keeps its verdicts under
         // that, should its NVRTC have changed since it was last asked.
         let by = Compiler::of(&answer, &runner, arch).ok_or_else(|| nvrtc_missing(&answer))?;
@@ -173,8 +209,7 @@ fn verdicts(
                     .iter()
                     .map(|&k| resolved(firsts[k]).example.clone())
                     .collect();
-                let again =
-                    compile_run::compile(&runner, arch, examples).map_err(|e| format!("{e:#}"))?;
+                let again = compile_run::compile(&runner, arch, examples).map_err(failed)?;
                 for &k in &hits {
                     cached[k] = false;
                 }
@@ -225,8 +260,8 @@ fn ask_compiler(
     cache: &Cache,
     loader_path: Option<&str>,
     arch: &str,
-) -> Result<Compiler, String> {
-    let answer = compile_run::compile(runner, arch, Vec::new()).map_err(|e| format!("{e:#}"))?;
+) -> Result<Compiler, NotCompiled> {
+    let answer = compile_run::compile(runner, arch, Vec::new()).map_err(failed)?;
     let compiler = Compiler::of(&answer, runner, arch).ok_or_else(|| nvrtc_missing(&answer))?;
     // Were the answer not remembered, the next build would only ask again.
     let _ = cache.remember_runner(runner, loader_path, &answer);
@@ -234,11 +269,18 @@ fn ask_compiler(
 }
 
 /// Why the runner cannot compile, in its words.
-fn nvrtc_missing(answer: &CompileAnswer) -> String {
-    answer
-        .nvrtc_missing
-        .clone()
-        .unwrap_or_else(|| "the runner found no NVRTC".into())
+fn nvrtc_missing(answer: &CompileAnswer) -> NotCompiled {
+    NotCompiled::Unavailable(
+        answer
+            .nvrtc_missing
+            .clone()
+            .unwrap_or_else(|| "the runner found no NVRTC".into()),
+    )
+}
+
+/// A run of the runner that failed.
+fn failed(e: anyhow::Error) -> NotCompiled {
+    NotCompiled::Failed(format!("{e:#}"))
 }
 
 #[cfg(test)]
@@ -249,7 +291,8 @@ mod tests {
 
     /// A runner that notes each call in `calls` beside it and answers as
     /// `cuda-runner compile` does: example `bad` does not compile, `odd`
-    /// makes NVRTC fail, every other one compiles to kernel `tree`.
+    /// makes NVRTC fail, `slow` runs into its compile limit, every other
+    /// one compiles to kernel `tree`.
     const FAKE_RUNNER: &str = r#"#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
@@ -261,16 +304,19 @@ def verdict(example):
         return {"outcome": "refused", "first_error": "src/ch.md(12): error: x", "log": "src/ch.md(12): error: x"}
     if example["id"] == "odd":
         return {"outcome": "failed", "message": "NVRTC failed: out of memory"}
+    if example["id"] == "slow":
+        return {"outcome": "timed-out", "limit_s": 5}
     return {"outcome": "compiled", "log": "", "cubin_bytes": 1,
             "entries": [{"name": "tree", "params": ["u64", "u64", "u32"]}]}
 print(json.dumps({"runner": "0.1.0", "nvrtc": {"version": "13.0", "library": None},
     "verdicts": [verdict(e) for e in job["examples"]]}))
 "#;
 
-    // Verdicts become broken examples at their places; a failure of NVRTC
-    // itself is said and breaks nothing; a repeat is not compiled again;
-    // the next build takes every verdict but the failed one from the
-    // cache, in one run of the runner.
+    // Verdicts become broken examples at their places (a compile time-out
+    // among them); a failure of NVRTC itself is said and breaks nothing; a
+    // repeat is not compiled again; the next build takes every verdict but
+    // the failed one from the cache (the time-out too), in one run of the
+    // runner.
     #[test]
     fn compiles_each_example_once_and_caches_the_verdicts() {
         let (dir, mut settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
@@ -280,7 +326,7 @@ print(json.dumps({"runner": "0.1.0", "nvrtc": {"version": "13.0", "library": Non
         settings.runner = runner;
         settings.compile = true;
         let text = format!(
-            "```cuda run file=r/tree.cu\n```\n\n```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run id=bad\n{KERNEL}```\n\n```cuda run id=odd\n{KERNEL}```\n"
+            "```cuda run file=r/tree.cu\n```\n\n```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run id=bad\n{KERNEL}```\n\n```cuda run id=odd\n{KERNEL}```\n\n```cuda run id=slow\n{KERNEL}```\n"
         );
         let catalog = catalog_of(&settings, &text);
         let mut log = Vec::new();
@@ -296,7 +342,12 @@ print(json.dumps({"runner": "0.1.0", "nvrtc": {"version": "13.0", "library": Non
                 None
             ]
         );
-        assert_eq!((compiled.compiled, compiled.cached), (3, 0));
+        let slow = compiled.broken(4).unwrap();
+        assert!(
+            slow.starts_with("src/ch.md:37: compile time-out: NVRTC did not finish within 5 s"),
+            "{slow}"
+        );
+        assert_eq!((compiled.compiled, compiled.cached), (4, 0));
         assert!(
             log.contains("[cuda] src/ch.md:22: odd: not compiled: NVRTC failed: out of memory\n"),
             "{log}"
@@ -307,7 +358,8 @@ print(json.dumps({"runner": "0.1.0", "nvrtc": {"version": "13.0", "library": Non
         let mut log = Vec::new();
         let again = compile_book(&catalog, &settings, &mut log);
         assert_eq!(again.broken(2), compiled.broken(2));
-        assert_eq!((again.compiled, again.cached), (1, 2));
+        assert_eq!(again.broken(4), compiled.broken(4));
+        assert_eq!((again.compiled, again.cached), (1, 3));
         assert_eq!(calls().lines().count(), 3, "only the failed one again");
 
         settings.compile = false;

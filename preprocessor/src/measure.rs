@@ -633,6 +633,37 @@ mod tests {
         assert!(err.to_string().contains("measure 3 examples"), "{err}");
     }
 
+    // An example compiling broke (a compile error, or a compile time-out)
+    // is never measured, not even by force: the GPU never compiles it
+    // again, and its outcome is the compile step's message.
+    #[test]
+    fn what_compiling_broke_is_never_measured() {
+        let timed_out =
+            "src/ch.md:5: compile time-out: NVRTC did not finish within 5 s".to_string();
+        let compiled = Compiled::with_broken(vec![None, Some(timed_out.clone()), None, None]);
+        for mode in [Mode::Force, Mode::Auto] {
+            let (_dir, settings, catalog) = book(mode);
+            let mut fake = bench(true);
+            let settled =
+                settle(&catalog, &settings, &compiled, &mut fake, &mut Vec::new()).unwrap();
+            assert!(
+                !fake.measured.contains(&"b".to_string()),
+                "{:?}",
+                fake.measured
+            );
+            assert!(
+                fake.measured.contains(&"c".to_string()),
+                "{:?}",
+                fake.measured
+            );
+            assert!(
+                matches!(&settled.outcomes[1], Outcome::Broken(m) if *m == timed_out),
+                "{:?}",
+                kinds(&settled)
+            );
+        }
+    }
+
     // Shards 1/2 and 2/2 of a forced build measure a, c and b: each
     // example once, the book's first and third owned by shard 1; the
     // progress says which share is measured here.

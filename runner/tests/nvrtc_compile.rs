@@ -286,6 +286,119 @@ fn the_compile_job_reports_entry_points() {
     }
 }
 
+/// The processes whose command line names `needle`, from /proc: their
+/// ids and command lines.
+fn processes_naming(needle: &str) -> Vec<(String, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let cmdline = std::fs::read(path.join("cmdline")).ok()?;
+            let pid = path.file_name()?.to_string_lossy().into_owned();
+            Some((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")))
+        })
+        .filter(|(_, c)| c.contains(needle))
+        .collect()
+}
+
+/// Ends the processes naming `needle` (a failed test's leftovers, which
+/// would otherwise hold the test's output open for minutes) and says
+/// which they were.
+fn end_processes_naming(needle: &str) -> Vec<(String, String)> {
+    let left = processes_naming(needle);
+    for (pid, _) in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", pid])
+            .status();
+    }
+    left
+}
+
+// The planted compile bomb (NVRTC takes minutes over it) ends as a
+// compile time-out at its `compile_timeout_s` of 5 s: the worker process
+// compiling it is killed, not left running, and the example after it
+// compiles in a fresh worker.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_compile_bomb_is_stopped_at_its_limit_and_the_next_example_compiles() {
+    use cuda_runner::compile_job::{CompileAnswer, CompileJob, CompileVerdict};
+    let kernels = planted_kernels();
+    let root = kernels.parent().unwrap();
+    let examples: Vec<Example> = ["planted/compile_bomb.cu", "planted/passes.cu"]
+        .iter()
+        .map(|file| Example::from_file(root, &kernels, file, None, None).unwrap())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("bomb-job.json");
+    std::fs::write(&job, serde_json::to_vec(&CompileJob { examples }).unwrap()).unwrap();
+    let start = std::time::Instant::now();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+        .args(["compile", "--arch", ARCH, "--job"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    assert!(output.status.success(), "{output:?}");
+    let answer = CompileAnswer::parse(&output.stdout).unwrap();
+    assert!(
+        answer.nvrtc.is_some(),
+        "NVRTC is not on the loader path: run scripts/test"
+    );
+    match &answer.verdicts[..] {
+        [
+            CompileVerdict::TimedOut { limit_s: 5 },
+            CompileVerdict::Compiled { entries, .. },
+        ] => {
+            assert_eq!(entries[0].name, "sum_block_atomic");
+        }
+        other => panic!("expected a time-out, then a compiled verdict: {other:?}"),
+    }
+    assert!(took < std::time::Duration::from_secs(40), "took {took:?}");
+    let left = end_processes_naming(&job.to_string_lossy());
+    assert!(
+        left.is_empty(),
+        "compiling processes left running: {left:?}"
+    );
+}
+
+// `kill -9` of a `cuda-runner compile` busy with the compile bomb ends its
+// worker too: NVRTC is not left compiling for minutes.
+#[cfg(target_os = "linux")]
+#[test]
+fn killing_the_compile_run_ends_its_worker() {
+    use cuda_runner::compile_job::CompileJob;
+    let kernels = planted_kernels();
+    let root = kernels.parent().unwrap();
+    let bomb = Example::from_file(root, &kernels, "planted/compile_bomb.cu", None, None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("killed-job.json");
+    let examples = vec![bomb];
+    std::fs::write(&job, serde_json::to_vec(&CompileJob { examples }).unwrap()).unwrap();
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-runner"))
+        .args(["compile", "--arch", ARCH, "--job"])
+        .arg(&job)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let needle = job.to_string_lossy().into_owned();
+    let start = std::time::Instant::now();
+    // The supervisor and its worker both name the job.
+    while processes_naming(&needle).len() < 2 {
+        assert!(start.elapsed().as_secs() < 4, "no worker started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while !processes_naming(&needle).is_empty() {
+        if killed.elapsed().as_secs() >= 3 {
+            let left = end_processes_naming(&needle);
+            panic!("the worker outlived its supervisor: {left:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 // A host header (which NVRTC does not ship) is explained in the summary line:
 // device printf needs no include.
 #[test]

@@ -65,7 +65,7 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
             &mut std::io::stderr(),
         ) {
             Ok(verdicts) => (verdicts.into_iter().map(|(v, _)| v).collect(), None),
-            Err(why) => (Vec::new(), Some(why)),
+            Err(why) => (Vec::new(), Some(why.to_string())),
         }
     };
     let mut compiled = verdicts.into_iter();
@@ -153,7 +153,9 @@ fn verdict_of(example: &Example, verdict: CompileVerdict) -> Verdict {
     let judgement = judge(example, &verdict);
     let log = match verdict {
         CompileVerdict::Compiled { log, .. } | CompileVerdict::Refused { log, .. } => log,
-        CompileVerdict::NoNvrtc { .. } | CompileVerdict::Failed { .. } => String::new(),
+        CompileVerdict::NoNvrtc { .. }
+        | CompileVerdict::Failed { .. }
+        | CompileVerdict::TimedOut { .. } => String::new(),
     };
     Verdict {
         ok: judgement.ok(),

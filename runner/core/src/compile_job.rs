@@ -7,6 +7,23 @@
 use crate::example::Example;
 use crate::ptx::Entry;
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+pub use crate::declaration::DEFAULT_COMPILE_TIMEOUT_S;
+
+/// The compile limit of `example`: its header's `compile_timeout_s`, else
+/// [`DEFAULT_COMPILE_TIMEOUT_S`].
+pub fn compile_limit_s(example: &Example) -> u64 {
+    example
+        .declaration
+        .compile_timeout_s
+        .unwrap_or(DEFAULT_COMPILE_TIMEOUT_S)
+}
+
+/// [`compile_limit_s`] as a duration.
+pub fn compile_limit(example: &Example) -> Duration {
+    Duration::from_secs(compile_limit_s(example))
+}
 
 /// What NVRTC made of one example.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +57,12 @@ pub enum CompileVerdict {
     Failed {
         /// The reason.
         message: String,
+    },
+    /// NVRTC did not finish within the example's compile limit
+    /// ([`compile_limit_s`]) and was stopped.
+    TimedOut {
+        /// The limit it ran into, in seconds.
+        limit_s: u64,
     },
 }
 
@@ -120,9 +143,14 @@ mod tests {
                 first_error: "k.cu(3): error".into(),
                 log: "k.cu(3): error\n1 error".into(),
             },
+            CompileVerdict::TimedOut { limit_s: 5 },
         ];
         let text = serde_json::to_string(&v).unwrap();
         assert!(text.starts_with(r#"[{"outcome":"compiled","#), "{text}");
+        assert!(
+            text.ends_with(r#"{"outcome":"timed-out","limit_s":5}]"#),
+            "{text}"
+        );
         assert_eq!(
             serde_json::from_str::<Vec<CompileVerdict>>(&text).unwrap(),
             v

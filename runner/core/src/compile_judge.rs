@@ -4,7 +4,7 @@
 //! by every build (which shows such an example as broken), `mdbook-cuda
 //! check` and `cuda-runner check` (which list it as failed).
 
-use crate::compile_job::CompileVerdict;
+use crate::compile_job::{CompileVerdict, DEFAULT_COMPILE_TIMEOUT_S};
 use crate::declaration::Expectation;
 use crate::example::Example;
 use crate::ptx::Entry;
@@ -36,6 +36,12 @@ pub enum Judgement {
     /// It compiles, but its declaration does not match the kernels: the
     /// message names the header line to change.
     Mismatch(String),
+    /// NVRTC did not finish within the example's compile limit and was
+    /// stopped.
+    TimedOut {
+        /// The limit, in seconds.
+        limit_s: u64,
+    },
     /// NVRTC could not be asked, or failed for another reason.
     NotCompiled(String),
 }
@@ -64,14 +70,15 @@ impl Judgement {
             Judgement::Mismatch(message) => {
                 format!("compiles, but does not match its declaration: {message}")
             }
+            Judgement::TimedOut { limit_s } => timed_out(*limit_s),
             Judgement::NotCompiled(message) => message.clone(),
         }
     }
 
     /// Why a build shows the example as broken, when it must: a compile
     /// error it does not declare (the first error, then the rest of the
-    /// log, at most [`LOG_LINES`] lines of it), or a declaration that does
-    /// not match its kernels. An example that compiles against its
+    /// log, at most [`LOG_LINES`] lines of it), a compile that ran into
+    /// its limit, or a declaration that does not match its kernels. An example that compiles against its
     /// declaration is left to the GPU, whose record says so.
     pub fn broken(&self) -> Option<String> {
         match self {
@@ -85,9 +92,18 @@ impl Judgement {
                 Some(message)
             }
             Judgement::Mismatch(message) => Some(message.clone()),
+            Judgement::TimedOut { limit_s } => Some(timed_out(*limit_s)),
             _ => None,
         }
     }
+}
+
+/// What a compile time-out says: the limit, and the header key that
+/// raises it.
+fn timed_out(limit_s: u64) -> String {
+    format!(
+        "compile time-out: NVRTC did not finish within {limit_s} s and was stopped; a kernel that needs longer sets `compile_timeout_s` in its header (the default is {DEFAULT_COMPILE_TIMEOUT_S} s)"
+    )
 }
 
 /// How many lines of NVRTC's log a broken example's panel shows.
@@ -126,6 +142,7 @@ pub fn judge(example: &Example, verdict: &CompileVerdict) -> Judgement {
             first_error: first_error.clone(),
             log: log.clone(),
         },
+        CompileVerdict::TimedOut { limit_s } => Judgement::TimedOut { limit_s: *limit_s },
         CompileVerdict::NoNvrtc { message } | CompileVerdict::Failed { message } => {
             Judgement::NotCompiled(message.clone())
         }
@@ -254,5 +271,24 @@ mod tests {
         );
         assert!(!against.ok());
         assert_eq!(against.broken(), None, "left to the GPU's record");
+    }
+
+    // A compile that ran into its limit breaks the example, even one that
+    // declares a compile error (a time-out is no error NVRTC reported),
+    // naming the limit and the header key that raises it.
+    #[test]
+    fn a_compile_time_out_breaks_the_example() {
+        let verdict = CompileVerdict::TimedOut { limit_s: 5 };
+        for expect in ["", "expect = \"compile-error\"\n"] {
+            let judgement = judge(&example(expect, ARGS), &verdict);
+            assert!(!judgement.ok());
+            let broken = judgement.broken().unwrap();
+            assert!(
+                broken.starts_with("compile time-out: NVRTC did not finish within 5 s"),
+                "{broken}"
+            );
+            assert!(broken.contains("`compile_timeout_s`"), "{broken}");
+            assert_eq!(judgement.summary(), broken);
+        }
     }
 }

@@ -159,6 +159,13 @@ pub enum Expectation {
     Timeout,
 }
 
+/// How long NVRTC may take over one example (all values of a sweep
+/// together), in seconds, when its header sets no `compile_timeout_s`:
+/// the book's kernels compile in well under a second each, so only a
+/// kernel that makes NVRTC work for minutes (a deep template recursion, a
+/// huge unrolled loop) meets it.
+pub const DEFAULT_COMPILE_TIMEOUT_S: u64 = 30;
+
 /// The parsed header of an example. Its sizes read against the problem's
 /// dimensions ([`Declaration::sizes`]) are not serialised (the key holds
 /// the sizes as written); every deserialisation reads them again, so a
@@ -212,6 +219,13 @@ pub struct Declaration {
     /// Time limit for the whole example in seconds.
     #[serde(default)]
     pub timeout_s: Option<u64>,
+    /// Time limit for compiling the example with NVRTC, in seconds (all
+    /// values of a sweep together), when it needs more than
+    /// [`DEFAULT_COMPILE_TIMEOUT_S`]. Left out of the
+    /// serialised form when absent, so that other examples' keys stay as
+    /// they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_timeout_s: Option<u64>,
     /// The `[elementwise]` table of an `elementwise` problem: its inputs,
     /// scalars, output and float64 reference. Left out of the serialised
     /// form when absent, so that other examples' keys stay as they were.
@@ -504,6 +518,15 @@ impl Declaration {
             (None, false) => {}
         }
         self.validate_transfer()?;
+        if self.compile_timeout_s == Some(0) {
+            return Err((
+                format!(
+                    "`compile_timeout_s = 0` leaves NVRTC no time: give the seconds compiling may take (at least 1), or remove the key for the default of {} s",
+                    DEFAULT_COMPILE_TIMEOUT_S
+                ),
+                at("compile_timeout_s"),
+            ));
+        }
         let Some(problem) = self.resolve_problem() else {
             let names = crate::problem::names();
             return Err((
@@ -868,7 +891,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, elementwise, transfer or sweep",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, compile_timeout_s, elementwise, transfer or sweep",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),
@@ -1013,6 +1036,22 @@ args = ["partials", "out", "grid0"]
         ] {
             assert!(Declaration::parse(&with(good)).is_ok(), "{good}");
         }
+    }
+
+    // `compile_timeout_s` is left out of the serialised form when absent
+    // (committed keys stay), kept when set, and refused at its line when 0.
+    #[test]
+    fn compile_timeout_is_optional_and_positive() {
+        let d = Declaration::parse(TWO_PASS).unwrap();
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(!json.contains("compile_timeout_s"), "{json}");
+        let set = Declaration::parse(&format!("compile_timeout_s = 5\n{TWO_PASS}")).unwrap();
+        assert_eq!(set.compile_timeout_s, Some(5));
+        let json = serde_json::to_string(&set).unwrap();
+        assert!(json.contains("\"compile_timeout_s\":5"), "{json}");
+        let err = Declaration::parse(&format!("compile_timeout_s = 0\n{TWO_PASS}")).unwrap_err();
+        assert_eq!(err.line(), Some(1));
+        assert!(err.to_string().contains("at least 1"), "{err}");
     }
 
     // Sizes serialise as they did before sizes had dimensions (numbers,

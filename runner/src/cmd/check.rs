@@ -2,7 +2,7 @@
 //! needed), judged as `mdbook-cuda check` judges them, and read the
 //! directives of the book they belong to.
 
-use super::compile::verdict_of;
+use super::compile_workers::verdicts_of;
 use super::resolve::{book_of, read_examples};
 use anyhow::{Result, bail};
 use cuda_runner::compile_job::CompileVerdict;
@@ -37,13 +37,22 @@ pub fn execute(args: Args) -> Result<()> {
     for line in &directives {
         println!("FAILED {line}");
     }
-    for example in &examples {
-        // The same judgement as `mdbook-cuda check`: the plan at every size
-        // on the H200, then NVRTC's verdict held to the declaration.
-        let (ok, summary, log) = match plan_check::check_as_declared(example) {
+    // The same judgement as `mdbook-cuda check`: the plan at every size on
+    // the H200, then NVRTC's verdict (each example within its compile
+    // limit) held to the declaration.
+    let plans: Vec<_> = examples.iter().map(plan_check::check_as_declared).collect();
+    let planned: Vec<_> = examples
+        .iter()
+        .zip(&plans)
+        .filter(|(_, plan)| plan.is_ok())
+        .map(|(example, _)| example.clone())
+        .collect();
+    let mut verdicts = verdicts_of(arch, &planned)?.into_iter();
+    for (example, plan) in examples.iter().zip(plans) {
+        let (ok, summary, log) = match plan {
             Err(mistake) => (false, mistake.to_string(), String::new()),
             Ok(()) => {
-                let verdict = verdict_of(example, arch);
+                let verdict = verdicts.next().expect("one verdict per planned example");
                 let judgement = judge(example, &verdict);
                 let log = match &verdict {
                     CompileVerdict::Refused { log, .. } if !judgement.ok() => log.clone(),

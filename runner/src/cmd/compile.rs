@@ -1,6 +1,8 @@
 //! `cuda-runner compile --job FILE` (hidden): the compile-only entry of the
 //! book build and `mdbook-cuda check`. Prints, as one JSON object, this
-//! runner's version, the NVRTC it loaded and one verdict per example.
+//! runner's version, the NVRTC it loaded and one verdict per example. The
+//! examples are compiled in a worker process, each within its compile
+//! limit ([`super::compile_workers`]); `--from K` is that worker.
 
 use anyhow::{Context, Result};
 use cuda_runner::compile;
@@ -17,6 +19,10 @@ pub struct Args {
     /// Target architecture.
     #[arg(long, default_value = "sm_90")]
     pub arch: String,
+    /// Be the worker of [`super::compile_workers`]: compile the job's
+    /// examples from this position on, printing one verdict line each.
+    #[arg(long, hide = true)]
+    pub from: Option<usize>,
 }
 
 /// Compiles every example of the job and prints the answer.
@@ -25,6 +31,9 @@ pub fn execute(args: Args) -> Result<()> {
     let text =
         std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
     let job: CompileJob = serde_json::from_str(&text).context("parsing the compile job")?;
+    if let Some(from) = args.from {
+        return super::compile_workers::work(&args.arch, job.examples.get(from..).unwrap_or(&[]));
+    }
     let nvrtc = compile::nvrtc_version().map(|version| Nvrtc {
         version,
         library: loaded_library("libnvrtc"),
@@ -32,11 +41,17 @@ pub fn execute(args: Args) -> Result<()> {
     let nvrtc_missing = nvrtc
         .is_none()
         .then(|| compile::CompileError::NoNvrtc.to_string());
-    let verdicts: Vec<CompileVerdict> = job
-        .examples
-        .iter()
-        .map(|example| verdict_of(example, &args.arch))
-        .collect();
+    let verdicts: Vec<CompileVerdict> = match &nvrtc_missing {
+        // Nothing to start a worker for.
+        Some(message) => job
+            .examples
+            .iter()
+            .map(|_| CompileVerdict::NoNvrtc {
+                message: message.clone(),
+            })
+            .collect(),
+        None => super::compile_workers::verdicts(&args.job, &args.arch, &job.examples)?,
+    };
     let answer = CompileAnswer {
         runner: env!("CARGO_PKG_VERSION").to_string(),
         nvrtc,

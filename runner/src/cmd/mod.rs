@@ -6,6 +6,7 @@
 pub mod allreduce;
 pub mod check;
 pub mod compile;
+pub mod compile_workers;
 pub mod device;
 pub mod launch_once;
 pub mod measure;

@@ -188,14 +188,14 @@ kill_check() { # name, then the command to start in the background
     local name=$1; shift
     "$@" > "$out/kill-$name.log" 2>&1 &
     local pid=$!
-    for _ in $(seq 1 100); do pgrep -f "cuda-runner measure" >/dev/null && break; sleep 0.2; done
+    for _ in $(seq 1 100); do pgrep -f "cuda-runner (measure|worker)" >/dev/null && break; sleep 0.2; done
     echo "[$name] measuring processes before kill -9 of pid $pid:" >> "$out/kill-check.log"
-    pgrep -fa "cuda-runner measure" >> "$out/kill-check.log" || echo "  none started" >> "$out/kill-check.log"
+    pgrep -fa "cuda-runner (measure|worker)" >> "$out/kill-check.log" || echo "  none started" >> "$out/kill-check.log"
     kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
     sleep 2
-    if pgrep -fa "cuda-runner measure" >> "$out/kill-check.log"; then
+    if pgrep -fa "cuda-runner (measure|worker)" >> "$out/kill-check.log"; then
         echo "[$name] FAIL: measuring processes survived" | tee -a "$out/kill-check.log"
-        pkill -9 -f "cuda-runner measure" || true
+        pkill -9 -f "cuda-runner (measure|worker)" || true
     else
         echo "[$name] ok: no measuring process left 2 s after kill -9" | tee -a "$out/kill-check.log"
     fi

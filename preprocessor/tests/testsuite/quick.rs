@@ -8,7 +8,8 @@
 use crate::book_test::BookTest;
 use std::os::unix::fs::PermissionsExt;
 
-/// The stand-in `cuda-runner`: `device --json`, and `measure` noting
+/// The stand-in `cuda-runner`: `device --json`, and `measure` (or a warm
+/// `worker`, one job per line of stdin ended by the sentinel) noting
 /// `process/processes` of each job in `calls` beside it.
 const FAKE_RUNNER: &str = r#"#!/usr/bin/env python3
 import json, os, sys
@@ -18,16 +19,25 @@ if args[:1] == ["device"]:
         "l2_bytes": 52428800, "memory_bytes": 1, "peak_gbs": 4800.0, "peak_source": "datasheet",
         "driver": "0", "cuda_driver_api": "13.0", "nvrtc": "13.0"}))
     sys.exit(0)
+def measure(job, out):
+    with open(os.path.join(os.path.dirname(sys.argv[0]), "calls"), "a") as f:
+        f.write(f"{job['example']['id']} {job['process']}/{job['processes']}\n")
+    record = {"schema": 1, "example": job["example"]["id"], "key": job["key"], "status": "pass",
+        "expect": "pass", "method_version": 0, "problem": "sum_f32 v2", "compile_options": [],
+        "gpu": None, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 0.5, "sizes": []}
+    with open(out, "w") as f:
+        json.dump({"record": record, "samples_us": []}, f)
+if args[:1] == ["worker"]:
+    sentinel = "\n\x1ecuda-measured worker " + args[args.index("--sentinel") + 1] + " done\x1e\n"
+    for line in sys.stdin:
+        request = json.loads(line)
+        measure(request["job"], request["out"])
+        sys.stdout.write(sentinel)
+        sys.stdout.flush()
+    sys.exit(0)
 if args[:1] != ["measure"]:
     sys.exit(2)
-job = json.load(open(args[args.index("--job") + 1]))
-with open(os.path.join(os.path.dirname(sys.argv[0]), "calls"), "a") as f:
-    f.write(f"{job['example']['id']} {job['process']}/{job['processes']}\n")
-record = {"schema": 1, "example": job["example"]["id"], "key": job["key"], "status": "pass",
-    "expect": "pass", "method_version": 0, "problem": "sum_f32 v2", "compile_options": [],
-    "gpu": None, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 0.5, "sizes": []}
-with open(args[args.index("--out") + 1], "w") as f:
-    json.dump({"record": record, "samples_us": []}, f)
+measure(json.load(open(args[args.index("--job") + 1])), args[args.index("--out") + 1])
 "#;
 
 // One process measures, the record lands in the quick folder and not in

@@ -77,7 +77,7 @@ pub fn run_example(
     let mut record = Record::failure(example, key, Status::Pass, "", "");
     record.processes = 1;
     let mut samples_us = Vec::new();
-    let policy = measure::POLICY.share(processes);
+    let policy = example.policy(processes);
     let mut cost = Cost::default();
     let outcome = run_into(
         example,
@@ -679,7 +679,7 @@ impl SizeRunner<'_> {
         // setup launches) has no hot figure: back-to-back repeats of its
         // timed launches alone would not be runs of it.
         let repeatable = setups == 0 && !buffers.needs_reset_between_runs();
-        let hot_median_us = if median_us < HOT_LIMIT_US && repeatable {
+        let hot_median_us = if median_us < HOT_LIMIT_US && repeatable && samples.budget.is_none() {
             Some(t.timer.hot(work)?)
         } else {
             None
@@ -696,6 +696,7 @@ impl SizeRunner<'_> {
             hot_median_us,
             sm_clock_mhz: samples.sm_clock_mhz,
             throttled_dropped: samples.throttled,
+            budget: samples.budget,
             error: check.error,
             tolerance: check.tolerance,
             pass: check.pass,

@@ -212,6 +212,13 @@ pub struct Declaration {
     /// Time limit for the whole example in seconds.
     #[serde(default)]
     pub timeout_s: Option<u64>,
+    /// The example's measuring budget, seconds over all its processes
+    /// (warm-ups, samples and hot figures; [`crate::method::DEFAULT_BUDGET_S`]
+    /// when absent): a size whose samples are slow gets fewer than the
+    /// minimum count when it runs out. Left out of the serialised form when
+    /// absent, so that other examples' keys stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<u64>,
     /// The `[elementwise]` table of an `elementwise` problem: its inputs,
     /// scalars, output and float64 reference. Left out of the serialised
     /// form when absent, so that other examples' keys stay as they were.
@@ -504,6 +511,12 @@ impl Declaration {
             (None, false) => {}
         }
         self.validate_transfer()?;
+        if self.budget_s == Some(0) {
+            return Err((
+                "budget_s = 0: the measuring budget is a positive whole number of seconds, e.g. budget_s = 60".into(),
+                at("budget_s"),
+            ));
+        }
         let Some(problem) = self.resolve_problem() else {
             let names = crate::problem::names();
             return Err((
@@ -868,7 +881,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, elementwise, transfer or sweep",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, budget_s, elementwise, transfer or sweep",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),

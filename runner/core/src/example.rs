@@ -82,6 +82,23 @@ impl Example {
             .collect()
     }
 
+    /// The sampling policy of one of `processes` processes measuring this
+    /// example: the method's [`crate::method::POLICY`] shared between the
+    /// processes, with the example's measuring budget (its header's
+    /// `budget_s`, else [`crate::method::DEFAULT_BUDGET_S`]) over its timed
+    /// sizes (every declared size of every value of its sweep).
+    pub fn policy(&self, processes: usize) -> crate::method::Policy {
+        let decl = &self.declaration;
+        let timed = decl.sizes.len() * decl.sweep_values().len();
+        crate::method::POLICY
+            .with_budget(
+                decl.budget_s
+                    .map_or(crate::method::DEFAULT_BUDGET_S, |s| s as f64),
+                timed,
+            )
+            .share(processes)
+    }
+
     /// What is compiled and run, in order: the example itself when it
     /// sweeps nothing, else one example per value of its `[sweep]` (each
     /// compiled with `-DNAME=VALUE` and planned with NAME = VALUE), with

@@ -6,6 +6,7 @@
 
 use crate::child::run_limited;
 use crate::example::Example;
+use crate::method::{DEFAULT_BUDGET_S, POLICY};
 use crate::pool::{self, Measured};
 use crate::record::{GpuFacts, Record, Status};
 use std::io::Write;
@@ -13,16 +14,37 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Default time limit of one example, when its header sets none.
-pub const DEFAULT_LIMIT: Duration = Duration::from_secs(120);
+/// Seconds a measuring process is given beyond its part of the example's
+/// measuring budget, for what is not measuring: its start, context,
+/// compilation, the ceilings, inputs, references and checks (the stored
+/// records' costs show a few seconds a process; the first of a session
+/// also measures the ceilings).
+pub const SETUP_MARGIN: Duration = Duration::from_secs(60);
 
-/// The time limit of an example: its header's `timeout_s`, else `fallback`.
-pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
-    example
-        .declaration
-        .timeout_s
-        .map(Duration::from_secs)
-        .unwrap_or(fallback)
+/// Default time limit of each process of an example, when neither its
+/// header nor the configuration sets one: one process's part of the
+/// default measuring budget plus [`SETUP_MARGIN`], so that an example
+/// that overruns its budget is stopped near it.
+pub const DEFAULT_LIMIT: Duration = Duration::from_millis(
+    (DEFAULT_BUDGET_S * 1000.0) as u64 / POLICY.processes as u64 + SETUP_MARGIN.as_millis() as u64,
+);
+
+/// The time limit of each of an example's `processes` processes: its
+/// header's `timeout_s`; else, for a header that declares `budget_s`, the
+/// larger of `fallback` and one process's part of that budget plus
+/// [`SETUP_MARGIN`]; else `fallback`.
+pub fn limit_for(example: &Example, fallback: Duration, processes: usize) -> Duration {
+    let decl = &example.declaration;
+    if let Some(limit) = decl.timeout_s {
+        return Duration::from_secs(limit);
+    }
+    match decl.budget_s {
+        Some(budget) => {
+            let share = Duration::from_secs_f64(budget as f64 / processes.max(1) as f64);
+            fallback.max(share + SETUP_MARGIN)
+        }
+        None => fallback,
+    }
 }
 
 /// What the measuring children of a session get: how many measure each

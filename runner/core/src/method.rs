@@ -39,6 +39,17 @@ pub struct Policy {
     /// and some kernels' times depend on those by a few percent, so one
     /// process is one draw of that state, not the kernel's time.
     pub processes: usize,
+    /// The example's measuring budget, seconds, over all its processes:
+    /// what its warm-ups, samples and hot figures may spend in all
+    /// (infinite: none, as for the ceilings and the collectives). Not split
+    /// by [`Policy::share`]: each process's [`Ledger`] takes its
+    /// `1/processes` of it and spreads that over the `timed_sizes`. The
+    /// budget ends a size's sampling only short of `min_samples` (past it,
+    /// the time-out does), and never before [`BUDGET_FLOOR`] samples.
+    pub budget_s: f64,
+    /// Timed sizes of the example (every value of a sweep's) that share
+    /// each process's part of the budget.
+    pub timed_sizes: usize,
 }
 
 impl Policy {
@@ -55,6 +66,109 @@ impl Policy {
             ..*self
         }
     }
+
+    /// This policy with the example's measuring budget: `budget_s`
+    /// seconds (its header's `budget_s`, else [`DEFAULT_BUDGET_S`]) over
+    /// `timed_sizes` timed sizes.
+    pub fn with_budget(&self, budget_s: f64, timed_sizes: usize) -> Policy {
+        Policy {
+            budget_s,
+            timed_sizes: timed_sizes.max(1),
+            ..*self
+        }
+    }
+
+    /// This policy without a measuring budget (the ceilings measured beside
+    /// an example are not the example's measuring).
+    pub fn unbudgeted(&self) -> Policy {
+        Policy {
+            budget_s: f64::INFINITY,
+            ..*self
+        }
+    }
+
+    /// One process's part of the budget, seconds: `budget_s / processes`.
+    pub fn process_budget_s(&self) -> f64 {
+        self.budget_s / self.processes.max(1) as f64
+    }
+}
+
+/// An example's measuring budget when its header declares none, seconds:
+/// every process measures with its share of it, so that the example's
+/// warm-ups, samples and hot figures end within it (the book's worst case
+/// is the sum of its examples' budgets). As nvbench's time-out, it may end
+/// sampling short of the minimum sample count.
+pub const DEFAULT_BUDGET_S: f64 = 30.0;
+
+/// Samples a process keeps of each size however little budget is left, so
+/// that the pooled figure of [`POLICY`]'s processes has at least that many
+/// samples.
+pub const BUDGET_FLOOR: usize = 1;
+
+/// What one process has spent of its part of the example's budget: each
+/// timed size may spend what is left over the sizes left, so that a fast
+/// size leaves its unspent part to the sizes after it.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    spent_s: f64,
+    sizes_done: usize,
+}
+
+impl Ledger {
+    /// Seconds the next timed size may spend, its warm-up and hot figure
+    /// included (infinite without a budget).
+    pub fn allowance(&self, policy: &Policy) -> f64 {
+        if !policy.budget_s.is_finite() {
+            return f64::INFINITY;
+        }
+        let left = (policy.process_budget_s() - self.spent_s).max(0.0);
+        left / policy.timed_sizes.saturating_sub(self.sizes_done).max(1) as f64
+    }
+
+    /// Counts `seconds` of measuring against the budget.
+    pub fn spend(&mut self, seconds: f64) {
+        self.spent_s += seconds;
+    }
+
+    /// Counts one timed size as sampled.
+    pub fn size_done(&mut self) {
+        self.sizes_done += 1;
+    }
+
+    /// Seconds spent so far.
+    pub fn spent_s(&self) -> f64 {
+        self.spent_s
+    }
+}
+
+/// How the budget ended one size's sampling, as the record keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BudgetEnd {
+    /// The example's budget, seconds, over all its processes.
+    #[serde(with = "crate::nonfinite")]
+    pub budget_s: f64,
+    /// Wall seconds one sample took (the mean over the samples the budget
+    /// allowed; for a pooled record the slowest process's).
+    #[serde(with = "crate::nonfinite")]
+    pub sample_s: f64,
+}
+
+/// Whether the budget ends sampling after `kept` samples (of `taken`,
+/// throttled ones included) that took `elapsed_s` since the warm-up, with
+/// `allowance_s` left for them: only short of `min_samples`, never before
+/// [`BUDGET_FLOOR`], and when one more sample of the mean cost so far would
+/// not fit.
+pub fn budget_ends(
+    policy: &Policy,
+    allowance_s: f64,
+    kept: usize,
+    taken: usize,
+    elapsed_s: f64,
+) -> bool {
+    if kept < BUDGET_FLOOR || kept >= policy.min_samples || taken == 0 {
+        return false;
+    }
+    elapsed_s + elapsed_s / taken as f64 > allowance_s
 }
 
 /// The method of [`crate::METHOD_VERSION`].
@@ -67,6 +181,8 @@ pub const POLICY: Policy = Policy {
     throttle_fraction: 0.75,
     max_samples: 2000,
     processes: 8,
+    budget_s: f64::INFINITY,
+    timed_sizes: 1,
 };
 
 /// Timed samples of one piece of work.
@@ -82,6 +198,8 @@ pub struct Samples {
     pub noisy: bool,
     /// Median SM clock over kept samples, MHz (0 when unknown).
     pub sm_clock_mhz: f64,
+    /// Set when the measuring budget, not the stop rule, ended sampling.
+    pub budget: Option<BudgetEnd>,
 }
 
 impl Samples {
@@ -196,7 +314,9 @@ pub fn rel_stdev(v: &[f64]) -> f64 {
 /// stop, where `noisy` says the time-out ended sampling before the noise
 /// target was met. `history` holds the noise estimate after each kept
 /// sample (its length is the number kept), `gpu_s` their sum in seconds,
-/// `elapsed` the wall time since the warm-up, seconds.
+/// `elapsed` the wall time since the warm-up, seconds. Without a budget,
+/// the wall cap (`max_wall_s`) ends sampling short of the minimum count;
+/// with one, [`budget_ends`] does.
 pub fn stop_after(policy: &Policy, history: &[f64], gpu_s: f64, elapsed: f64) -> Option<bool> {
     let n = history.len();
     let noise = history.last().copied().unwrap_or(0.0);
@@ -215,7 +335,11 @@ pub fn stop_after(policy: &Policy, history: &[f64], gpu_s: f64, elapsed: f64) ->
             return Some(noise > policy.target_noise);
         }
     }
-    (elapsed > policy.max_wall_s).then_some(true)
+    // Under a budget, [`budget_ends`] ends sampling short of the minimum
+    // once the floor is kept; the wall cap stays for a size whose every
+    // sample is dropped.
+    let capped = !policy.budget_s.is_finite() || n < BUDGET_FLOOR;
+    (capped && elapsed > policy.max_wall_s).then_some(true)
 }
 
 /// The noise estimate has stopped improving: over the last quarter of the
@@ -251,19 +375,44 @@ pub struct Taken<T> {
 /// throttle fraction of its `default_mhz`, and stop when [`stop_after`]
 /// says so, counting the GPU time of every repetition. Returns the kept
 /// samples' times and counts, and each kept sample's detail in order.
+/// Without a budget: [`sample_within`] has it.
 pub fn sample_until_stop<T, E>(
     policy: &Policy,
     reps: u32,
     default_mhz: &[f64],
+    take: impl FnMut() -> Result<Taken<T>, E>,
+) -> Result<(Samples, Vec<T>), E> {
+    let started = std::time::Instant::now();
+    sample_within(
+        &policy.unbudgeted(),
+        f64::INFINITY,
+        reps,
+        default_mhz,
+        take,
+        || started.elapsed().as_secs_f64(),
+    )
+}
+
+/// [`sample_until_stop`] with `allowance_s` seconds of the budget left for
+/// the samples, and `elapsed` the wall seconds since sampling began: also
+/// stops when [`budget_ends`] says so, and marks the samples
+/// ([`Samples::budget`], not noisy; its `budget_s` is the policy's).
+pub fn sample_within<T, E>(
+    policy: &Policy,
+    allowance_s: f64,
+    reps: u32,
+    default_mhz: &[f64],
     mut take: impl FnMut() -> Result<Taken<T>, E>,
+    mut elapsed: impl FnMut() -> f64,
 ) -> Result<(Samples, Vec<T>), E> {
     let mut samples = Samples::default();
     let mut details = Vec::new();
     let mut clocks = Vec::new();
     let mut history = Vec::new();
-    let started = std::time::Instant::now();
+    let mut taken_count = 0;
     loop {
         let taken = take()?;
+        taken_count += 1;
         samples.blocker_timeouts += u32::from(taken.blocker_timed_out);
         let throttled = taken.sm_mhz.as_ref().is_some_and(|c| {
             c.iter().zip(default_mhz).any(|(clock, default)| {
@@ -279,9 +428,16 @@ pub fn sample_until_stop<T, E>(
             clocks.extend(taken.sm_mhz.into_iter().flatten().flatten());
         }
         let gpu_s = samples.times_us.iter().sum::<f64>() * f64::from(reps) / 1e6;
-        let elapsed = started.elapsed().as_secs_f64();
+        let elapsed = elapsed();
         if let Some(noisy) = stop_after(policy, &history, gpu_s, elapsed) {
             samples.noisy = noisy;
+            break;
+        }
+        if budget_ends(policy, allowance_s, history.len(), taken_count, elapsed) {
+            samples.budget = Some(BudgetEnd {
+                budget_s: policy.budget_s,
+                sample_s: elapsed / taken_count as f64,
+            });
             break;
         }
     }

@@ -107,7 +107,8 @@ fn same_point(a: &SizeResult, b: &SizeResult) -> bool {
     a.sweep == b.sweep && a.size() == b.size() && a.rows == b.rows
 }
 
-/// Hot figures, clocks, dropped samples and the check of one size.
+/// Hot figures, clocks, dropped samples, the budget's end and the check
+/// of one size.
 fn pool_size(size: &mut SizeResult, same: &[(&SizeResult, &Vec<f64>)]) {
     let hot: Vec<f64> = same.iter().filter_map(|(s, _)| s.hot_median_us).collect();
     size.hot_median_us = (!hot.is_empty()).then(|| measure::median(&hot));
@@ -118,6 +119,12 @@ fn pool_size(size: &mut SizeResult, same: &[(&SizeResult, &Vec<f64>)]) {
         .collect();
     size.sm_clock_mhz = measure::median(&clocks);
     size.throttled_dropped = same.iter().map(|(s, _)| s.throttled_dropped).sum();
+    // The budget ended sampling when it did in any process; one sample
+    // took what the slowest of those says.
+    size.budget = same
+        .iter()
+        .filter_map(|(s, _)| s.budget)
+        .reduce(|a, b| if b.sample_s > a.sample_s { b } else { a });
     let at_size: Vec<f64> = same.iter().filter_map(|(s, _)| s.ceiling_gbs).collect();
     size.ceiling_gbs = (!at_size.is_empty()).then(|| measure::median(&at_size));
     for (s, _) in same {

@@ -474,16 +474,31 @@ impl Timer {
         let allowance = self.ledger.allowance(policy);
         let started = std::time::Instant::now();
         // Warm-up: module load, first-touch and clock ramp stay out.
-        self.one_sample(how, &mut reset, &mut work)?;
+        let (warm_us, warm_blocker) = self.one_sample(how, &mut reset, &mut work)?;
         let warm_up_s = started.elapsed().as_secs_f64();
+        // A warm-up too slow for the budget to afford another run like it
+        // is the first sample, its time counted from before it.
+        let mut first = cuda_measured_core::method::warm_up_is_a_sample(allowance, warm_up_s)
+            .then(|| Taken {
+                time_us: warm_us,
+                blocker_timed_out: warm_blocker,
+                sm_mhz: self.clocks.as_ref().map(|c| vec![c.sm_mhz()]),
+                detail: (),
+            });
+        let (sampling, left) = match first {
+            Some(_) => (started, allowance),
+            None => (std::time::Instant::now(), allowance - warm_up_s),
+        };
         let default_mhz = [self.default_clock_mhz];
-        let sampling = std::time::Instant::now();
         let outcome = sample_within(
             policy,
-            allowance - warm_up_s,
+            left,
             1,
             &default_mhz,
             || {
+                if let Some(taken) = first.take() {
+                    return Ok(taken);
+                }
                 let (time_us, blocker_timed_out) = self.one_sample(how, &mut reset, &mut work)?;
                 Ok(Taken {
                     time_us,

@@ -192,6 +192,26 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
     lines
 }
 
+/// The panel's note on each size whose sampling the measuring budget
+/// ended: `At N = 2^22: 8 samples (the 30 s budget ended sampling: each
+/// sample takes 2.00 s); no hot figure.`
+pub fn budget_notes(r: &Record) -> Vec<String> {
+    r.sizes
+        .iter()
+        .filter_map(|s| {
+            let b = s.budget?;
+            Some(format!(
+                "At {}{}: {} samples (the {} s budget ended sampling: each sample takes {}); no hot figure.",
+                value_label(s.sweep.as_ref()),
+                shape_label(s.size(), s.rows),
+                s.samples,
+                b.budget_s,
+                crate::figures::time_us(b.sample_s * 1e6)
+            ))
+        })
+        .collect()
+}
+
 /// The note on a quick record's panel.
 pub const QUICK_NOTE: &str = "Quick measurement for the preview: one process with one process's share of the sampling budget, kept out of results/. Run scripts/book on a GPU machine to measure it fully before committing.";
 

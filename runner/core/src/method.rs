@@ -141,6 +141,16 @@ impl Ledger {
     }
 }
 
+/// Whether a warm-up that took `warm_up_s` counts as the first sample of a
+/// size with `allowance_s` of the budget: when one more run like it would
+/// not fit, so that a launch slower than half the allowance is run once
+/// for its floor sample, not twice. The correctness run before it at the
+/// same size has already loaded the module and touched the data, which
+/// is what a warm-up keeps out; a run that long has ramped the clock.
+pub fn warm_up_is_a_sample(allowance_s: f64, warm_up_s: f64) -> bool {
+    2.0 * warm_up_s > allowance_s
+}
+
 /// How the budget ended one size's sampling, as the record keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BudgetEnd {

@@ -24,9 +24,11 @@ pub struct Policy {
     /// seconds.
     pub timeout_s: f64,
     /// Wall time after which sampling stops even with fewer than
-    /// `min_samples` kept (the figure is then labelled `noisy`), seconds;
-    /// not split between processes, so a slow kernel still gets its
-    /// minimum sample count in each.
+    /// `min_samples` kept (the figure is then labelled `noisy`), seconds,
+    /// where the policy has no budget (the collectives'); not split between
+    /// processes. Under a budget, the budget ends such sampling instead
+    /// ([`budget_ends`]), and this cap only a size whose every sample was
+    /// dropped.
     pub max_wall_s: f64,
     /// Samples whose SM clock is below this fraction of the default clock
     /// are dropped and counted.
@@ -624,6 +626,164 @@ mod tests {
         assert!(noise_settled(&flat));
         let falling: Vec<f64> = (1..=40).map(|i| 1.0 / i as f64).collect();
         assert!(!noise_settled(&falling));
+    }
+
+    /// One process measuring one size as the runner's timer does (its
+    /// [`Ledger`], the warm-up, [`sample_within`]), with samples that
+    /// cost `cost_s` of wall time each on a clock the sampler advances;
+    /// returns the samples and the seconds the process spent.
+    fn one_process(policy: &Policy, ledger: &mut Ledger, cost_s: f64) -> (Samples, f64) {
+        let clock = std::cell::Cell::new(0.0);
+        let allowance = ledger.allowance(policy);
+        clock.set(clock.get() + cost_s); // the warm-up
+        let warm_up_s = clock.get();
+        let kept = warm_up_is_a_sample(allowance, warm_up_s);
+        let (start, left) = if kept {
+            (0.0, allowance)
+        } else {
+            (warm_up_s, allowance - warm_up_s)
+        };
+        let mut first = kept;
+        let take = || {
+            if !std::mem::take(&mut first) {
+                clock.set(clock.get() + cost_s);
+            }
+            Ok::<_, ()>(Taken {
+                time_us: cost_s * 1e6,
+                blocker_timed_out: false,
+                sm_mhz: None,
+                detail: (),
+            })
+        };
+        let (samples, _) =
+            sample_within(policy, left, 1, &[], take, || clock.get() - start).unwrap();
+        ledger.spend(clock.get());
+        ledger.size_done();
+        (samples, clock.get())
+    }
+
+    /// The default budget over one timed size, one process's share of 8.
+    fn budgeted() -> Policy {
+        POLICY.with_budget(DEFAULT_BUDGET_S, 1).share(8)
+    }
+
+    // A kernel whose launches take 2 s: each of the 8 processes runs it
+    // once (its warm-up is its floor sample, as another run would not fit
+    // its 3.75 s), so the example measures within its 30 s budget with 8
+    // pooled samples, each size marked with the budget and what one
+    // sample took, and not labelled noisy.
+    #[test]
+    fn a_slow_kernel_ends_within_its_budget_with_the_floor() {
+        let policy = budgeted();
+        let mut total = 0.0;
+        let mut pooled = 0;
+        for _ in 0..8 {
+            let (samples, spent) = one_process(&policy, &mut Ledger::default(), 2.0);
+            assert_eq!(samples.times_us.len(), BUDGET_FLOOR);
+            assert!(!samples.noisy);
+            assert_eq!(
+                samples.budget,
+                Some(BudgetEnd {
+                    budget_s: 30.0,
+                    sample_s: 2.0
+                })
+            );
+            total += spent;
+            pooled += samples.times_us.len();
+        }
+        assert!(total <= DEFAULT_BUDGET_S, "{total}");
+        assert_eq!(pooled, 8);
+    }
+
+    // Whatever a launch costs, up to the process's whole share, a process
+    // ends within its share with at least the floor; a launch slower than
+    // the share still gets the floor, run once.
+    #[test]
+    fn every_launch_time_ends_within_the_share() {
+        let policy = budgeted();
+        for cost_ms in (10..=3750).step_by(10).chain([5000, 20_000]) {
+            let cost = f64::from(cost_ms) / 1000.0;
+            let (samples, spent) = one_process(&policy, &mut Ledger::default(), cost);
+            assert!(samples.times_us.len() >= BUDGET_FLOOR, "{cost}");
+            if cost <= policy.process_budget_s() {
+                assert!(spent <= policy.process_budget_s() + 1e-9, "{cost}: {spent}");
+            } else {
+                assert_eq!(spent, cost, "run once");
+            }
+        }
+    }
+
+    // Under the budget a fast kernel samples exactly as without one, even
+    // where its part of the budget is shorter than the time-out: the same
+    // stream of samples (1 ms of wall each, noisy enough to run to the
+    // time-out) keeps the same samples and label, and no budget mark.
+    #[test]
+    fn a_fast_kernel_samples_as_without_a_budget() {
+        let run = |policy: &Policy, allowance: f64| {
+            let clock = std::cell::Cell::new(0.0);
+            let mut k = 0u32;
+            let take = || {
+                k += 1;
+                clock.set(clock.get() + 0.001);
+                Ok::<_, ()>(Taken {
+                    time_us: 100.0 + f64::from(k % 7) * 3.0,
+                    blocker_timed_out: false,
+                    sm_mhz: None,
+                    detail: (),
+                })
+            };
+            sample_within(policy, allowance, 1, &[], take, || clock.get())
+                .unwrap()
+                .0
+        };
+        let before = run(&POLICY.share(8), f64::INFINITY);
+        // 24 timed sizes: each size's part (0.16 s) is shorter than the
+        // time-out the stop rule samples to.
+        let policy = POLICY.with_budget(DEFAULT_BUDGET_S, 24).share(8);
+        assert!(Ledger::default().allowance(&policy) < policy.timeout_s);
+        let now = run(&policy, Ledger::default().allowance(&policy) - 0.001);
+        assert_eq!(now.times_us, before.times_us);
+        assert_eq!(now.noisy, before.noisy);
+        assert!(now.budget.is_none());
+        assert!(before.times_us.len() > policy.min_samples);
+    }
+
+    // The budget ends sampling only short of the minimum count, never
+    // before the floor, and when one more sample of the mean cost would
+    // not fit what is left.
+    #[test]
+    fn the_budget_ends_only_short_of_the_minimum() {
+        let p = budgeted();
+        assert!(!budget_ends(&p, 1.0, 0, 1, 5.0), "the floor first");
+        assert!(budget_ends(&p, 1.0, 1, 1, 0.6));
+        assert!(!budget_ends(&p, 1.0, 1, 1, 0.4));
+        assert!(!budget_ends(&p, 1.0, p.min_samples, p.min_samples, 5.0));
+        // Without a budget the wall cap still ends sampling short of the
+        // minimum; under one it does only before the floor is kept.
+        let few = vec![0.0; 3];
+        assert_eq!(stop_after(&POLICY.share(8), &few, 9.0, 12.1), Some(true));
+        assert_eq!(stop_after(&p, &few, 9.0, 12.1), None);
+        assert_eq!(stop_after(&p, &[], 0.0, 12.1), Some(true));
+    }
+
+    // Sharing keeps the example's whole budget (each process takes its
+    // 1/processes through the ledger); a size may spend what is left over
+    // the sizes left, so a fast size leaves its part to the next.
+    #[test]
+    fn shares_and_the_ledger_split_the_budget() {
+        let p = POLICY.with_budget(60.0, 3).share(4);
+        assert_eq!((p.budget_s, p.timed_sizes, p.processes), (60.0, 3, 4));
+        assert_eq!(p.process_budget_s(), 15.0);
+        let mut ledger = Ledger::default();
+        assert_eq!(ledger.allowance(&p), 5.0);
+        ledger.spend(1.0);
+        ledger.size_done();
+        assert_eq!(ledger.allowance(&p), 7.0);
+        ledger.spend(20.0);
+        ledger.size_done();
+        assert_eq!(ledger.allowance(&p), 0.0);
+        assert_eq!(Ledger::default().allowance(&POLICY.share(8)), f64::INFINITY);
+        assert_eq!(p.unbudgeted().budget_s, f64::INFINITY);
     }
 
     /// One conformance line per canned stream: `name stop N noisy|quiet

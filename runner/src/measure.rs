@@ -478,8 +478,8 @@ impl Timer {
         let warm_up_s = started.elapsed().as_secs_f64();
         // A warm-up too slow for the budget to afford another run like it
         // is the first sample, its time counted from before it.
-        let mut first = cuda_measured_core::method::warm_up_is_a_sample(allowance, warm_up_s)
-            .then(|| Taken {
+        let mut first =
+            cuda_measured_core::method::warm_up_is_a_sample(allowance, warm_up_s).then(|| Taken {
                 time_us: warm_us,
                 blocker_timed_out: warm_blocker,
                 sm_mhz: self.clocks.as_ref().map(|c| vec![c.sm_mhz()]),

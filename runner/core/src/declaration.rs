@@ -864,6 +864,31 @@ args = ["partials", "out", "grid0"]
     // A misspelt key, problem or `expect` value is an error naming the
     // word and the one most likely meant, at the key's line of the TOML;
     // a word near nothing lists what is accepted.
+    // `budget_s` is read from the header and refused at 0; a header
+    // without it serialises as before (no `budget_s` key), so every other
+    // example's key is unchanged.
+    #[test]
+    fn the_budget_is_a_header_key_left_out_when_absent() {
+        let plain = Declaration::parse(TWO_PASS).unwrap();
+        assert_eq!(plain.budget_s, None);
+        assert!(!serde_json::to_string(&plain).unwrap().contains("budget_s"));
+        let with =
+            Declaration::parse(&TWO_PASS.replace("[scratch]", "budget_s = 60\n[scratch]")).unwrap();
+        assert_eq!(with.budget_s, Some(60));
+        assert!(
+            serde_json::to_string(&with)
+                .unwrap()
+                .contains("\"budget_s\":60")
+        );
+        let zero = Declaration::parse(&TWO_PASS.replace("[scratch]", "budget_s = 0\n[scratch]"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            zero.contains("budget_s = 0: the measuring budget is a positive"),
+            "{zero}"
+        );
+    }
+
     #[test]
     fn unknown_words_name_the_word_meant() {
         let expect = TWO_PASS.replace("[scratch]", "expect = \"wrongg\"\n[scratch]");

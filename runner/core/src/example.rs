@@ -272,6 +272,27 @@ mod tests {
 
     const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
 
+    // The policy of an example carries its header's budget (else the
+    // default) over its timed sizes, every size of every swept value.
+    #[test]
+    fn the_policy_has_the_examples_budget_over_its_timed_sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        let example = |body: &str| {
+            Example::from_inline(dir.path(), "src/ch.md", dir.path(), body, 1, "demo").unwrap()
+        };
+        let plain = example(BODY).policy(8);
+        assert_eq!(
+            (plain.budget_s, plain.timed_sizes, plain.processes),
+            (crate::method::DEFAULT_BUDGET_S, 1, 8)
+        );
+        let swept = example(&BODY.replace(
+            "sizes = [\"2^20\"]",
+            "sizes = [\"2^20\", \"2^22\"]\nbudget_s = 60\n[sweep]\nSTRIDE = [1, 2, 4]",
+        ))
+        .policy(8);
+        assert_eq!((swept.budget_s, swept.timed_sizes), (60.0, 6));
+    }
+
     // An inline block's compile errors will point at the chapter's lines.
     #[test]
     fn inline_example_keeps_chapter_lines() {

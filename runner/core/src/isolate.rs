@@ -381,6 +381,32 @@ mod tests {
 
     const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
 
+    // A process's time limit is the header's `timeout_s`; else, with a
+    // declared budget, the fallback or the process's part of the budget
+    // plus the setup margin, whichever is longer; else the fallback. The
+    // default limit is a process's part of the default budget plus the
+    // margin, not the two minutes it was.
+    #[test]
+    fn the_time_limit_follows_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let example = |body: &str| {
+            Example::from_inline(dir.path(), "src/ch.md", dir.path(), body, 1, "demo").unwrap()
+        };
+        let with = |key: &str| example(&BODY.replace("[[launch]]", &format!("{key}\n[[launch]]")));
+        let fallback = Duration::from_secs(120);
+        assert_eq!(limit_for(&example(BODY), fallback, 8), fallback);
+        assert_eq!(
+            limit_for(&with("timeout_s = 20"), fallback, 8),
+            Duration::from_secs(20)
+        );
+        assert_eq!(limit_for(&with("budget_s = 80"), fallback, 8), fallback);
+        assert_eq!(
+            limit_for(&with("budget_s = 800"), fallback, 8),
+            Duration::from_secs(100) + SETUP_MARGIN
+        );
+        assert_eq!(DEFAULT_LIMIT, Duration::from_millis(3750) + SETUP_MARGIN);
+    }
+
     /// A stand-in for `cuda-runner measure`: prints `printed` bytes on
     /// stdout (a kernel's printf), then copies `result` to its `--out`.
     fn fake_child(dir: &Path, printed: u64, result: &Measured) -> std::path::PathBuf {

@@ -337,6 +337,30 @@ mod tests {
         ])));
     }
 
+    // A size the budget ended in any process is marked so pooled, with
+    // the slowest process's sample time, and labelled `budget`; a size no
+    // process ended so has neither.
+    #[test]
+    fn the_budget_mark_is_pooled() {
+        let ended = |sample_s: f64| {
+            let mut p = process(&[2e6], 2.0, true);
+            p.record.sizes[0].budget = Some(crate::method::BudgetEnd {
+                budget_s: 30.0,
+                sample_s,
+            });
+            p
+        };
+        let r = pool(vec![ended(2.0), process(&[2e6], 2.0, true), ended(2.5)]);
+        assert_eq!(r.sizes[0].budget.map(|b| b.sample_s), Some(2.5));
+        assert!(r.sizes[0].labels.iter().any(|l| l == figures::BUDGET));
+        let r = pool(vec![
+            process(&[10.0], 2.0, true),
+            process(&[10.0], 2.0, true),
+        ]);
+        assert!(r.sizes[0].budget.is_none());
+        assert!(!r.sizes[0].labels.iter().any(|l| l == figures::BUDGET));
+    }
+
     // The pooled record keeps a message one process gave (a warning such as
     // a clock that could not be read), the first non-empty one.
     #[test]

@@ -77,7 +77,7 @@ pub fn run_example(
     let mut record = Record::failure(example, key, Status::Pass, "", "");
     record.processes = 1;
     let mut samples_us = Vec::new();
-    let policy = example.policy(processes);
+    let policy = measure::policy_of(example, processes);
     let mut cost = Cost::default();
     let outcome = run_into(
         example,

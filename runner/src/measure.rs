@@ -13,8 +13,8 @@ use cudarc::driver::{
 use std::sync::Arc;
 
 pub use cuda_measured_core::method::{
-    Ceilings, Ledger, MeasuredCeiling, POLICY, Policy, Samples, Taken, median, rel_stdev,
-    sample_until_stop, sample_within, stop_after,
+    Ceilings, Ledger, MeasuredCeiling, POLICY, Policy, Samples, Taken, median, policy_of,
+    rel_stdev, sample_until_stop, sample_within, stop_after,
 };
 use cuda_measured_core::problem::reports::{self, Direction};
 

@@ -82,23 +82,6 @@ impl Example {
             .collect()
     }
 
-    /// The sampling policy of one of `processes` processes measuring this
-    /// example: the method's [`crate::method::POLICY`] shared between the
-    /// processes, with the example's measuring budget (its header's
-    /// `budget_s`, else [`crate::method::DEFAULT_BUDGET_S`]) over its timed
-    /// sizes (every declared size of every value of its sweep).
-    pub fn policy(&self, processes: usize) -> crate::method::Policy {
-        let decl = &self.declaration;
-        let timed = decl.sizes.len() * decl.sweep_values().len();
-        crate::method::POLICY
-            .with_budget(
-                decl.budget_s
-                    .map_or(crate::method::DEFAULT_BUDGET_S, |s| s as f64),
-                timed,
-            )
-            .share(processes)
-    }
-
     /// What is compiled and run, in order: the example itself when it
     /// sweeps nothing, else one example per value of its `[sweep]` (each
     /// compiled with `-DNAME=VALUE` and planned with NAME = VALUE), with
@@ -271,27 +254,6 @@ mod tests {
     use super::*;
 
     const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
-
-    // The policy of an example carries its header's budget (else the
-    // default) over its timed sizes, every size of every swept value.
-    #[test]
-    fn the_policy_has_the_examples_budget_over_its_timed_sizes() {
-        let dir = tempfile::tempdir().unwrap();
-        let example = |body: &str| {
-            Example::from_inline(dir.path(), "src/ch.md", dir.path(), body, 1, "demo").unwrap()
-        };
-        let plain = example(BODY).policy(8);
-        assert_eq!(
-            (plain.budget_s, plain.timed_sizes, plain.processes),
-            (crate::method::DEFAULT_BUDGET_S, 1, 8)
-        );
-        let swept = example(&BODY.replace(
-            "sizes = [\"2^20\"]",
-            "sizes = [\"2^20\", \"2^22\"]\nbudget_s = 60\n[sweep]\nSTRIDE = [1, 2, 4]",
-        ))
-        .policy(8);
-        assert_eq!((swept.budget_s, swept.timed_sizes), (60.0, 6));
-    }
 
     // An inline block's compile errors will point at the chapter's lines.
     #[test]

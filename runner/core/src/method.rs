@@ -95,11 +95,25 @@ impl Policy {
     }
 }
 
+/// The sampling policy of one of `processes` processes measuring
+/// `example`: [`POLICY`] shared between the processes, with the example's
+/// measuring budget (its header's `budget_s`, else [`DEFAULT_BUDGET_S`])
+/// over its timed sizes (every declared size of every value of its sweep).
+pub fn policy_of(example: &crate::example::Example, processes: usize) -> Policy {
+    let decl = &example.declaration;
+    let timed = decl.sizes.len() * decl.sweep_values().len();
+    POLICY
+        .with_budget(decl.budget_s.map_or(DEFAULT_BUDGET_S, |s| s as f64), timed)
+        .share(processes)
+}
+
 /// An example's measuring budget when its header declares none, seconds:
-/// every process measures with its share of it, so that the example's
-/// warm-ups, samples and hot figures end within it (the book's worst case
-/// is the sum of its examples' budgets). As nvbench's time-out, it may end
-/// sampling short of the minimum sample count.
+/// every process measures with its share of it, so that a slow example's
+/// warm-ups, samples and hot figures end within it. As nvbench's
+/// time-out, it may end sampling short of the minimum sample count; a
+/// size that reaches the minimum is left to the stop rule's time-out as
+/// before, so an example measures for at most its budget plus
+/// `timeout_s` per timed size.
 pub const DEFAULT_BUDGET_S: f64 = 30.0;
 
 /// Samples a process keeps of each size however little budget is left, so
@@ -784,6 +798,39 @@ mod tests {
         assert_eq!(ledger.allowance(&p), 0.0);
         assert_eq!(Ledger::default().allowance(&POLICY.share(8)), f64::INFINITY);
         assert_eq!(p.unbudgeted().budget_s, f64::INFINITY);
+    }
+
+    const EXAMPLE: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    // The policy of an example carries its header's budget (else the
+    // default) over its timed sizes, every size of every swept value.
+    #[test]
+    fn the_policy_has_the_examples_budget_over_its_timed_sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        let example = |body: &str| {
+            crate::example::Example::from_inline(
+                dir.path(),
+                "src/ch.md",
+                dir.path(),
+                body,
+                1,
+                "demo",
+            )
+            .unwrap()
+        };
+        let plain = policy_of(&example(EXAMPLE), 8);
+        assert_eq!(
+            (plain.budget_s, plain.timed_sizes, plain.processes),
+            (DEFAULT_BUDGET_S, 1, 8)
+        );
+        let swept = policy_of(
+            &example(&EXAMPLE.replace(
+                "sizes = [\"2^20\"]",
+                "sizes = [\"2^20\", \"2^22\"]\nbudget_s = 60\n[sweep]\nSTRIDE = [1, 2, 4]",
+            )),
+            8,
+        );
+        assert_eq!((swept.budget_s, swept.timed_sizes), (60.0, 6));
     }
 
     /// One conformance line per canned stream: `name stop N noisy|quiet

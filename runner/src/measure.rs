@@ -418,9 +418,9 @@ impl Timer {
     }
 
     /// Starts a new example's measuring budget: what the timer spent
-    /// before no longer counts. A timer is made for one example's process
-    /// and starts with an empty ledger; one that measures several
-    /// examples calls this before each.
+    /// before no longer counts. The ledger starts a new one by itself once
+    /// an example's timed sizes are all done; a timer that goes on to
+    /// another example after one that stopped part-way calls this first.
     pub fn start_budget(&mut self) {
         self.ledger = Ledger::default();
     }
@@ -471,6 +471,9 @@ impl Timer {
         R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
+        if policy.budget_s.is_finite() {
+            self.ledger.begin_size(policy);
+        }
         let allowance = self.ledger.allowance(policy);
         let started = std::time::Instant::now();
         // Warm-up: module load, first-touch and clock ramp stay out.

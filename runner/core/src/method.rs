@@ -123,11 +123,18 @@ pub const BUDGET_FLOOR: usize = 1;
 
 /// What one process has spent of its part of the example's budget: each
 /// timed size may spend what is left over the sizes left, so that a fast
-/// size leaves its unspent part to the sizes after it.
+/// size leaves its unspent part to the sizes after it. A ledger covers one
+/// example: it learns the example's timed sizes at its first size, and
+/// once that many are done (a hot figure after the last still counts) the
+/// next size starts a new one, so that a timer that measures example after
+/// example gives each its whole budget.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     spent_s: f64,
     sizes_done: usize,
+    /// The timed sizes of the example this ledger covers (0 before its
+    /// first size).
+    sizes: usize,
 }
 
 impl Ledger {
@@ -137,8 +144,24 @@ impl Ledger {
         if !policy.budget_s.is_finite() {
             return f64::INFINITY;
         }
-        let left = (policy.process_budget_s() - self.spent_s).max(0.0);
-        left / policy.timed_sizes.saturating_sub(self.sizes_done).max(1) as f64
+        let (spent, done) = if self.complete() {
+            (0.0, 0)
+        } else {
+            (self.spent_s, self.sizes_done)
+        };
+        let left = (policy.process_budget_s() - spent).max(0.0);
+        left / policy.timed_sizes.saturating_sub(done).max(1) as f64
+    }
+
+    /// Starts a timed size of the example `policy` is of: a new ledger
+    /// when the last example's sizes are all done.
+    pub fn begin_size(&mut self, policy: &Policy) {
+        if self.complete() {
+            *self = Ledger::default();
+        }
+        if self.sizes == 0 {
+            self.sizes = policy.timed_sizes.max(1);
+        }
     }
 
     /// Counts `seconds` of measuring against the budget.
@@ -154,6 +177,11 @@ impl Ledger {
     /// Seconds spent so far.
     pub fn spent_s(&self) -> f64 {
         self.spent_s
+    }
+
+    /// Whether every timed size of the example it covers is done.
+    fn complete(&self) -> bool {
+        self.sizes > 0 && self.sizes_done >= self.sizes
     }
 }
 
@@ -648,6 +676,7 @@ mod tests {
     /// returns the samples and the seconds the process spent.
     fn one_process(policy: &Policy, ledger: &mut Ledger, cost_s: f64) -> (Samples, f64) {
         let clock = std::cell::Cell::new(0.0);
+        ledger.begin_size(policy);
         let allowance = ledger.allowance(policy);
         clock.set(clock.get() + cost_s); // the warm-up
         let warm_up_s = clock.get();
@@ -782,7 +811,8 @@ mod tests {
 
     // Sharing keeps the example's whole budget (each process takes its
     // 1/processes through the ledger); a size may spend what is left over
-    // the sizes left, so a fast size leaves its part to the next.
+    // the sizes left, so a fast size leaves its part to the next; a timer
+    // that goes on to another example starts a new ledger for it.
     #[test]
     fn shares_and_the_ledger_split_the_budget() {
         let p = POLICY.with_budget(60.0, 3).share(4);
@@ -790,12 +820,23 @@ mod tests {
         assert_eq!(p.process_budget_s(), 15.0);
         let mut ledger = Ledger::default();
         assert_eq!(ledger.allowance(&p), 5.0);
+        ledger.begin_size(&p);
         ledger.spend(1.0);
         ledger.size_done();
         assert_eq!(ledger.allowance(&p), 7.0);
+        ledger.begin_size(&p);
         ledger.spend(20.0);
         ledger.size_done();
         assert_eq!(ledger.allowance(&p), 0.0);
+        ledger.begin_size(&p);
+        ledger.size_done();
+        // The example's three sizes done (and a hot figure after the
+        // last), the next example's first size has its whole part.
+        ledger.spend(1.0);
+        let next = POLICY.with_budget(30.0, 2).share(4);
+        assert_eq!(ledger.allowance(&next), 3.75);
+        ledger.begin_size(&next);
+        assert_eq!((ledger.spent_s(), ledger.allowance(&next)), (0.0, 3.75));
         assert_eq!(Ledger::default().allowance(&POLICY.share(8)), f64::INFINITY);
         assert_eq!(p.unbudgeted().budget_s, f64::INFINITY);
     }

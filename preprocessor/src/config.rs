@@ -358,7 +358,7 @@ mod tests {
         assert_eq!(s.kernels, Path::new("/book/kernels"));
         assert_eq!(s.results, Path::new("/book/results"));
         assert_eq!(s.src, Path::new("/book/src"));
-        assert_eq!(s.timeout, Duration::from_secs(120));
+        assert_eq!(s.timeout, cuda_measured_core::isolate::DEFAULT_LIMIT);
         assert_eq!(s.on_failure, OnFailure::Continue);
         assert!(s.compile);
         assert_eq!(s.compile_cache, Path::new("/book/.cuda-measured/compile"));

@@ -174,6 +174,7 @@ fn measure_chosen(
     progress: &mut dyn Write,
     settled: &mut Settled,
 ) -> Result<(), MeasureError> {
+    let processes = bench.processes();
     let jobs: Vec<Job<'_>> = chosen
         .iter()
         .map(|&index| {
@@ -184,7 +185,7 @@ fn measure_chosen(
             Job {
                 example: &resolved.example,
                 key: &resolved.key,
-                limit: isolate::limit_for(&resolved.example, settings.timeout),
+                limit: isolate::limit_for(&resolved.example, settings.timeout, processes),
             }
         })
         .collect();

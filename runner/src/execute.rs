@@ -115,7 +115,7 @@ pub fn run_example_on(
     let mut record = Record::failure(example, key, Status::Pass, "", "");
     record.processes = 1;
     let mut samples_us = Vec::new();
-    let policy = measure::POLICY.share(processes);
+    let policy = measure::policy_of(example, processes);
     let mut cost = Cost::default();
     let outcome = run_into(
         device,
@@ -291,6 +291,9 @@ fn run_into(
     } = device;
     let (ctx, facts, arch, gpu_tag) = (&*ctx, &*facts, arch.as_str(), gpu_tag.clone());
     let device_limits = &*device_limits;
+    // A worker's timer has measured other examples: this one's budget
+    // starts whole, whatever the last one left.
+    timer.start_budget();
     record.gpu = Some(facts.clone());
     record
         .compile_options
@@ -844,7 +847,7 @@ impl SizeRunner<'_> {
         // setup launches) has no hot figure: back-to-back repeats of its
         // timed launches alone would not be runs of it.
         let repeatable = setups == 0 && !buffers.needs_reset_between_runs();
-        let hot_median_us = if median_us < HOT_LIMIT_US && repeatable {
+        let hot_median_us = if median_us < HOT_LIMIT_US && repeatable && samples.budget.is_none() {
             Some(t.timer.hot(work)?)
         } else {
             None
@@ -861,6 +864,7 @@ impl SizeRunner<'_> {
             hot_median_us,
             sm_clock_mhz: samples.sm_clock_mhz,
             throttled_dropped: samples.throttled,
+            budget: samples.budget,
             error: check.error,
             tolerance: check.tolerance,
             pass: check.pass,

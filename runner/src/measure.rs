@@ -13,8 +13,8 @@ use cudarc::driver::{
 use std::sync::Arc;
 
 pub use cuda_measured_core::method::{
-    Ceilings, MeasuredCeiling, POLICY, Policy, Samples, Taken, median, rel_stdev,
-    sample_until_stop, stop_after,
+    Ceilings, Ledger, MeasuredCeiling, POLICY, Policy, Samples, Taken, median, policy_of,
+    rel_stdev, sample_until_stop, sample_within, stop_after,
 };
 use cuda_measured_core::problem::reports::{self, Direction};
 
@@ -76,6 +76,8 @@ pub struct Timer {
     default_clock_mhz: f64,
     sm_count: u32,
     l2_bytes: u64,
+    /// What this process has spent of its example's measuring budget.
+    ledger: Ledger,
 }
 
 /// Fills every SM's shared memory with NaN (`cm_poison_shared`: one block
@@ -411,7 +413,16 @@ impl Timer {
             default_clock_mhz,
             sm_count,
             l2_bytes,
+            ledger: Ledger::default(),
         })
+    }
+
+    /// Starts a new example's measuring budget: what the timer spent
+    /// before no longer counts. The ledger starts a new one by itself once
+    /// an example's timed sizes are all done; a timer that goes on to
+    /// another example after one that stopped part-way calls this first.
+    pub fn start_budget(&mut self) {
+        self.ledger = Ledger::default();
     }
 
     /// The stream all work runs on.
@@ -444,7 +455,11 @@ impl Timer {
     /// cache the run before left it in, [`Sampling::UNBLOCKED`] for work
     /// the driver may wait on inside the queueing call (a copy from
     /// pageable memory), which a blocked stream would never let finish.
-    /// Adaptive, with throttled samples dropped, as [`Timer::cold`].
+    /// Adaptive, with throttled samples dropped, as [`Timer::cold`]. Under
+    /// a budget (`policy.budget_s` finite: one timed size of the example),
+    /// the warm-up and the samples spend this size's allowance of the
+    /// process's part ([`Ledger::allowance`]), and the budget may end
+    /// sampling short of the minimum count ([`Samples::budget`]).
     pub fn sample<R, W>(
         &mut self,
         policy: &Policy,
@@ -456,19 +471,52 @@ impl Timer {
         R: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
+        if policy.budget_s.is_finite() {
+            self.ledger.begin_size(policy);
+        }
+        let allowance = self.ledger.allowance(policy);
+        let started = std::time::Instant::now();
         // Warm-up: module load, first-touch and clock ramp stay out.
-        self.one_sample(how, &mut reset, &mut work)?;
-        let default_mhz = [self.default_clock_mhz];
-        let (samples, _) = sample_until_stop(policy, 1, &default_mhz, || {
-            let (time_us, blocker_timed_out) = self.one_sample(how, &mut reset, &mut work)?;
-            Ok(Taken {
-                time_us,
-                blocker_timed_out,
+        let (warm_us, warm_blocker) = self.one_sample(how, &mut reset, &mut work)?;
+        let warm_up_s = started.elapsed().as_secs_f64();
+        // A warm-up too slow for the budget to afford another run like it
+        // is the first sample, its time counted from before it.
+        let mut first =
+            cuda_measured_core::method::warm_up_is_a_sample(allowance, warm_up_s).then(|| Taken {
+                time_us: warm_us,
+                blocker_timed_out: warm_blocker,
                 sm_mhz: self.clocks.as_ref().map(|c| vec![c.sm_mhz()]),
                 detail: (),
-            })
-        })?;
-        Ok(samples)
+            });
+        let (sampling, left) = match first {
+            Some(_) => (started, allowance),
+            None => (std::time::Instant::now(), allowance - warm_up_s),
+        };
+        let default_mhz = [self.default_clock_mhz];
+        let outcome = sample_within(
+            policy,
+            left,
+            1,
+            &default_mhz,
+            || {
+                if let Some(taken) = first.take() {
+                    return Ok(taken);
+                }
+                let (time_us, blocker_timed_out) = self.one_sample(how, &mut reset, &mut work)?;
+                Ok(Taken {
+                    time_us,
+                    blocker_timed_out,
+                    sm_mhz: self.clocks.as_ref().map(|c| vec![c.sm_mhz()]),
+                    detail: (),
+                })
+            },
+            || sampling.elapsed().as_secs_f64(),
+        );
+        if policy.budget_s.is_finite() {
+            self.ledger.spend(started.elapsed().as_secs_f64());
+            self.ledger.size_done();
+        }
+        Ok(outcome?.0)
     }
 
     /// One cold sample; returns microseconds and whether the blocker timed out.
@@ -531,11 +579,14 @@ impl Timer {
     }
 
     /// Hot figure: `work` repeated back to back with L2 warm and nothing in
-    /// between, median per repetition over 10 samples, microseconds.
+    /// between, median per repetition over 10 samples, microseconds; its
+    /// time counts against the example's budget (a size the budget ended
+    /// has none: the caller skips it).
     pub fn hot<W>(&mut self, mut work: W) -> Result<f64, RunError>
     where
         W: FnMut(&Arc<CudaStream>) -> Result<(), DriverError>,
     {
+        let started = std::time::Instant::now();
         let mut nothing = |_: &Arc<CudaStream>| Ok(());
         let (single, _) = self.one_cold(&mut nothing, &mut work)?;
         let reps = ((200.0 / single.max(0.5)).ceil() as usize).clamp(1, 100);
@@ -545,6 +596,7 @@ impl Timer {
             let (t, _) = self.blocked_interval(&mut repeated)?;
             times.push(t / reps as f64);
         }
+        self.ledger.spend(started.elapsed().as_secs_f64());
         Ok(median(&times[1..]))
     }
 
@@ -586,7 +638,7 @@ impl Timer {
         };
         let mut nothing = |_: &Arc<CudaStream>| Ok(());
         let t = self
-            .cold(policy, &mut nothing, |s| {
+            .cold(&policy.unbudgeted(), &mut nothing, |s| {
                 let mut b = s.launch_builder(&copy);
                 b.arg(&src_ptr).arg(&dst_ptr).arg(&n4);
                 // SAFETY: both buffers hold n4 float4 values.
@@ -624,7 +676,7 @@ impl Timer {
         };
         let policy = Policy {
             timeout_s: policy.timeout_s.min(2.0),
-            ..*policy
+            ..policy.unbudgeted()
         };
         let read = self.read.clone();
         let copy = self.copy.clone();
@@ -705,7 +757,7 @@ impl Timer {
         };
         let policy = Policy {
             timeout_s: policy.timeout_s.min(2.0),
-            ..*policy
+            ..policy.unbudgeted()
         };
         let (a, b) = (0.999_f32, 0.001_f32);
         let mut nothing = |_: &Arc<CudaStream>| Ok(());
@@ -755,7 +807,7 @@ impl Timer {
         };
         let policy = Policy {
             timeout_s: policy.timeout_s.min(2.0),
-            ..*policy
+            ..policy.unbudgeted()
         };
         let mut nothing = |_: &Arc<CudaStream>| Ok(());
         let copy = host_copy(direction, host_ptr, dev_ptr, bytes);

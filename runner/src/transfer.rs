@@ -199,7 +199,9 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
         verdict = after;
     }
     let hot_median_us = match c.spec.host {
-        HostMemory::Pinned if samples.median() < HOT_LIMIT_US => Some(timer.hot(&mut copy)?),
+        HostMemory::Pinned if samples.median() < HOT_LIMIT_US && samples.budget.is_none() => {
+            Some(timer.hot(&mut copy)?)
+        }
         _ => None,
     };
     let mut figures = SizeResult {
@@ -209,6 +211,7 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
         hot_median_us,
         sm_clock_mhz: samples.sm_clock_mhz,
         throttled_dropped: samples.throttled,
+        budget: samples.budget,
         error: verdict.error,
         tolerance: verdict.tolerance,
         pass: verdict.pass,

@@ -85,6 +85,10 @@ fn record_panel(p: &Panel<'_>, r: &Record, stale: bool, unstored: Option<&str>) 
                 (sizes_table(r))
                 "\n"
             }
+            @for note in super::budget_notes(r) {
+                p.cm-note.cm-budget { (Flat(&note)) }
+                "\n"
+            }
             (plan_details(r))
             @if !r.log.is_empty() {
                 "\n"

@@ -101,6 +101,9 @@ fn record_panel(id: &str, r: &Record, stale: bool, unstored: Option<&str>) -> St
             ));
         }
     }
+    for note in super::budget_notes(r) {
+        out.push_str(&format!("\n*{}*\n", cell(&note)));
+    }
     out.push('\n');
     for line in detail_lines(r) {
         out.push_str(&format!("- {}\n", cell(&line)));

@@ -192,6 +192,26 @@ pub fn detail_lines(r: &Record) -> Vec<String> {
     lines
 }
 
+/// The panel's note on each size whose sampling the measuring budget
+/// ended: `At N = 2^22: 8 samples (the 30 s budget ended sampling: each
+/// sample takes 2.000 s); no hot figure.`
+pub fn budget_notes(r: &Record) -> Vec<String> {
+    r.sizes
+        .iter()
+        .filter_map(|s| {
+            let b = s.budget?;
+            Some(format!(
+                "At {}{}: {} samples (the {} s budget ended sampling: each sample takes {}); no hot figure.",
+                value_label(s.sweep.as_ref()),
+                shape_label(s.size(), s.rows),
+                s.samples,
+                b.budget_s,
+                crate::figures::time_us(b.sample_s * 1e6)
+            ))
+        })
+        .collect()
+}
+
 /// The note on a quick record's panel.
 pub const QUICK_NOTE: &str = "Quick measurement for the preview: one process with one process's share of the sampling budget, kept out of results/. Run scripts/book on a GPU machine to measure it fully before committing.";
 
@@ -331,6 +351,30 @@ mod tests {
             facts(&record(Status::Pass, Expectation::Pass)),
             "NVIDIA H200 · CC 9.0 · 132 SMs · NVRTC 13.0 · measured 2026-05-01"
         );
+    }
+
+    // A size the budget ended says so on the panel, in both renderers:
+    // its samples, the budget, what one sample took, and that it has no
+    // hot figure; a size the stop rule ended says nothing of a budget.
+    #[test]
+    fn a_size_the_budget_ended_says_so() {
+        let mut r = record(Status::Pass, Expectation::Pass);
+        assert!(budget_notes(&r).is_empty());
+        r.sizes[0].samples = 8;
+        r.sizes[0].budget = Some(cuda_measured_core::method::BudgetEnd {
+            budget_s: 30.0,
+            sample_s: 2.0,
+        });
+        let want = "At N = 2^28: 8 samples (the 30 s budget ended sampling: each sample takes 2.000 s); no hot figure.";
+        assert_eq!(budget_notes(&r), [want]);
+        let p = Panel {
+            id: "r/tree",
+            anchor: None,
+            raw: "",
+            outcome: &Outcome::Fresh(r.clone()),
+        };
+        assert!(html::panel(&p).contains(want));
+        assert!(markdown::panel(&p).contains(want));
     }
 
     // Renderer names map to targets: only html gets HTML.

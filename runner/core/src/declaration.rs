@@ -226,6 +226,13 @@ pub struct Declaration {
     /// they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compile_timeout_s: Option<u64>,
+    /// The example's measuring budget, seconds over all its processes
+    /// (warm-ups, samples and hot figures; [`crate::method::DEFAULT_BUDGET_S`]
+    /// when absent): a size whose samples are slow gets fewer than the
+    /// minimum count when it runs out. Left out of the serialised form when
+    /// absent, so that other examples' keys stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<u64>,
     /// The `[elementwise]` table of an `elementwise` problem: its inputs,
     /// scalars, output and float64 reference. Left out of the serialised
     /// form when absent, so that other examples' keys stay as they were.
@@ -525,6 +532,12 @@ impl Declaration {
                     DEFAULT_COMPILE_TIMEOUT_S
                 ),
                 at("compile_timeout_s"),
+            ));
+        }
+        if self.budget_s == Some(0) {
+            return Err((
+                "budget_s = 0: the measuring budget is a positive whole number of seconds, e.g. budget_s = 60".into(),
+                at("budget_s"),
             ));
         }
         let Some(problem) = self.resolve_problem() else {
@@ -874,6 +887,31 @@ args = ["partials", "out", "grid0"]
     // A misspelt key, problem or `expect` value is an error naming the
     // word and the one most likely meant, at the key's line of the TOML;
     // a word near nothing lists what is accepted.
+    // `budget_s` is read from the header and refused at 0; a header
+    // without it serialises as before (no `budget_s` key), so every other
+    // example's key is unchanged.
+    #[test]
+    fn the_budget_is_a_header_key_left_out_when_absent() {
+        let plain = Declaration::parse(TWO_PASS).unwrap();
+        assert_eq!(plain.budget_s, None);
+        assert!(!serde_json::to_string(&plain).unwrap().contains("budget_s"));
+        let with =
+            Declaration::parse(&TWO_PASS.replace("[scratch]", "budget_s = 60\n[scratch]")).unwrap();
+        assert_eq!(with.budget_s, Some(60));
+        assert!(
+            serde_json::to_string(&with)
+                .unwrap()
+                .contains("\"budget_s\":60")
+        );
+        let zero = Declaration::parse(&TWO_PASS.replace("[scratch]", "budget_s = 0\n[scratch]"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            zero.contains("budget_s = 0: the measuring budget is a positive"),
+            "{zero}"
+        );
+    }
+
     #[test]
     fn unknown_words_name_the_word_meant() {
         let expect = TWO_PASS.replace("[scratch]", "expect = \"wrongg\"\n[scratch]");
@@ -891,7 +929,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sizes", "colour"),
                 Some(3),
-                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, compile_timeout_s, elementwise, transfer or sweep",
+                "unknown key `colour`: use problem, dtype, rows, sizes, launch, scratch, bytes, compile, expect, timeout_s, compile_timeout_s, budget_s, elementwise, transfer or sweep",
             ),
             (
                 TWO_PASS.replace("kernel = \"final_sum\"", "kernal = \"final_sum\""),

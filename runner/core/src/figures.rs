@@ -26,6 +26,9 @@ pub const FITS_IN_L2: &str = "fits-in-l2";
 pub const LAUNCH_BOUND: &str = "launch-bound";
 /// Label: the noise target was not met before the time-out.
 pub const NOISY: &str = "noisy";
+/// Label: the measuring budget ended sampling short of the minimum sample
+/// count ([`SizeResult::budget`]).
+pub const BUDGET: &str = "budget";
 
 /// Figures every timed size has, by the names directives use.
 pub const COMMON: &[&str] = &[
@@ -159,7 +162,8 @@ pub fn hold_to_ceiling(r: &mut SizeResult, ceilings: &Ceilings) {
 
 /// Fills the sample-derived fields of `r` (median, min, max, samples,
 /// spread, bandwidths, the percentage of its ceiling, labels) from
-/// `times_us`; `r.bytes` and `r.ceiling` must be set. Rates already in
+/// `times_us`; `r.bytes` and `r.ceiling` must be set (and `r.budget`
+/// where the budget ended sampling). Rates already in
 /// `r.metrics` (a pooled record's) follow the new median.
 pub fn derive(r: &mut SizeResult, times_us: &[f64], noisy: bool, reference: &Reference<'_>) {
     let median = measure::median(times_us);
@@ -184,6 +188,9 @@ pub fn derive(r: &mut SizeResult, times_us: &[f64], noisy: bool, reference: &Ref
     }
     if noisy {
         r.labels.push(NOISY.to_string());
+    }
+    if r.budget.is_some() {
+        r.labels.push(BUDGET.to_string());
     }
 }
 

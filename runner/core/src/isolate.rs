@@ -6,6 +6,7 @@
 
 use crate::child::run_limited;
 use crate::example::Example;
+use crate::method::{DEFAULT_BUDGET_S, POLICY};
 use crate::pool::{self, Measured};
 use crate::record::{GpuFacts, Record, Status};
 use std::io::Write;
@@ -13,16 +14,37 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Default time limit of one example, when its header sets none.
-pub const DEFAULT_LIMIT: Duration = Duration::from_secs(120);
+/// Seconds a measuring process is given beyond its part of the example's
+/// measuring budget, for what is not measuring: its start, context,
+/// compilation, the ceilings, inputs, references and checks (the stored
+/// records' costs show a few seconds a process; the first of a session
+/// also measures the ceilings).
+pub const SETUP_MARGIN: Duration = Duration::from_secs(60);
 
-/// The time limit of an example: its header's `timeout_s`, else `fallback`.
-pub fn limit_for(example: &Example, fallback: Duration) -> Duration {
-    example
-        .declaration
-        .timeout_s
-        .map(Duration::from_secs)
-        .unwrap_or(fallback)
+/// Default time limit of each process of an example, when neither its
+/// header nor the configuration sets one: one process's part of the
+/// default measuring budget plus [`SETUP_MARGIN`], so that an example
+/// that overruns its budget is stopped near it.
+pub const DEFAULT_LIMIT: Duration = Duration::from_millis(
+    (DEFAULT_BUDGET_S * 1000.0) as u64 / POLICY.processes as u64 + SETUP_MARGIN.as_millis() as u64,
+);
+
+/// The time limit of each of an example's `processes` processes: its
+/// header's `timeout_s`; else, for a header that declares `budget_s`, the
+/// larger of `fallback` and one process's part of that budget plus
+/// [`SETUP_MARGIN`]; else `fallback`.
+pub fn limit_for(example: &Example, fallback: Duration, processes: usize) -> Duration {
+    let decl = &example.declaration;
+    if let Some(limit) = decl.timeout_s {
+        return Duration::from_secs(limit);
+    }
+    match decl.budget_s {
+        Some(budget) => {
+            let share = Duration::from_secs_f64(budget as f64 / processes.max(1) as f64);
+            fallback.max(share + SETUP_MARGIN)
+        }
+        None => fallback,
+    }
 }
 
 /// What the measuring children of a session get: how many measure each
@@ -373,6 +395,32 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     const BODY: &str = "/*+++\nproblem = \"sum_f32\"\nsizes = [\"2^20\"]\n[[launch]]\nkernel = \"k\"\ngrid = 1\nblock = 32\nargs = [\"input\", \"out\", \"n\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* out, unsigned n) {}\n";
+
+    // A process's time limit is the header's `timeout_s`; else, with a
+    // declared budget, the fallback or the process's part of the budget
+    // plus the setup margin, whichever is longer; else the fallback. The
+    // default limit is a process's part of the default budget plus the
+    // margin, not the two minutes it was.
+    #[test]
+    fn the_time_limit_follows_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let example = |body: &str| {
+            Example::from_inline(dir.path(), "src/ch.md", dir.path(), body, 1, "demo").unwrap()
+        };
+        let with = |key: &str| example(&BODY.replace("[[launch]]", &format!("{key}\n[[launch]]")));
+        let fallback = Duration::from_secs(120);
+        assert_eq!(limit_for(&example(BODY), fallback, 8), fallback);
+        assert_eq!(
+            limit_for(&with("timeout_s = 20"), fallback, 8),
+            Duration::from_secs(20)
+        );
+        assert_eq!(limit_for(&with("budget_s = 80"), fallback, 8), fallback);
+        assert_eq!(
+            limit_for(&with("budget_s = 800"), fallback, 8),
+            Duration::from_secs(100) + SETUP_MARGIN
+        );
+        assert_eq!(DEFAULT_LIMIT, Duration::from_millis(3750) + SETUP_MARGIN);
+    }
 
     /// A stand-in for `cuda-runner measure`: prints `printed` bytes on
     /// stdout (a kernel's printf), then copies `result` to its `--out`.

@@ -107,7 +107,8 @@ fn same_point(a: &SizeResult, b: &SizeResult) -> bool {
     a.sweep == b.sweep && a.size() == b.size() && a.rows == b.rows
 }
 
-/// Hot figures, clocks, dropped samples and the check of one size.
+/// Hot figures, clocks, dropped samples, the budget's end and the check
+/// of one size.
 fn pool_size(size: &mut SizeResult, same: &[(&SizeResult, &Vec<f64>)]) {
     let hot: Vec<f64> = same.iter().filter_map(|(s, _)| s.hot_median_us).collect();
     size.hot_median_us = (!hot.is_empty()).then(|| measure::median(&hot));
@@ -118,6 +119,12 @@ fn pool_size(size: &mut SizeResult, same: &[(&SizeResult, &Vec<f64>)]) {
         .collect();
     size.sm_clock_mhz = measure::median(&clocks);
     size.throttled_dropped = same.iter().map(|(s, _)| s.throttled_dropped).sum();
+    // The budget ended sampling when it did in any process; one sample
+    // took what the slowest of those says.
+    size.budget = same
+        .iter()
+        .filter_map(|(s, _)| s.budget)
+        .reduce(|a, b| if b.sample_s > a.sample_s { b } else { a });
     let at_size: Vec<f64> = same.iter().filter_map(|(s, _)| s.ceiling_gbs).collect();
     size.ceiling_gbs = (!at_size.is_empty()).then(|| measure::median(&at_size));
     for (s, _) in same {
@@ -328,6 +335,30 @@ mod tests {
             labelled(figures::FITS_IN_L2),
             labelled(figures::NOISY)
         ])));
+    }
+
+    // A size the budget ended in any process is marked so pooled, with
+    // the slowest process's sample time, and labelled `budget`; a size no
+    // process ended so has neither.
+    #[test]
+    fn the_budget_mark_is_pooled() {
+        let ended = |sample_s: f64| {
+            let mut p = process(&[2e6], 2.0, true);
+            p.record.sizes[0].budget = Some(crate::method::BudgetEnd {
+                budget_s: 30.0,
+                sample_s,
+            });
+            p
+        };
+        let r = pool(vec![ended(2.0), process(&[2e6], 2.0, true), ended(2.5)]);
+        assert_eq!(r.sizes[0].budget.map(|b| b.sample_s), Some(2.5));
+        assert!(r.sizes[0].labels.iter().any(|l| l == figures::BUDGET));
+        let r = pool(vec![
+            process(&[10.0], 2.0, true),
+            process(&[10.0], 2.0, true),
+        ]);
+        assert!(r.sizes[0].budget.is_none());
+        assert!(!r.sizes[0].labels.iter().any(|l| l == figures::BUDGET));
     }
 
     // The pooled record keeps a message one process gave (a warning such as

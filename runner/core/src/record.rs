@@ -179,6 +179,12 @@ pub struct SizeResult {
     /// Samples dropped because the SM clock was below 75% of its default.
     #[serde(default)]
     pub throttled_dropped: u32,
+    /// Set when the example's measuring budget, not the stop rule, ended
+    /// sampling at this size (fewer samples than the method's minimum, no
+    /// hot figure; labelled `budget`): the budget and what one sample
+    /// took. Absent otherwise, as in every record made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<crate::method::BudgetEnd>,
     /// Error against the float64 reference, as the problem defines it.
     #[serde(with = "crate::nonfinite")]
     pub error: f64,
@@ -194,7 +200,9 @@ pub struct SizeResult {
     pub metrics: std::collections::BTreeMap<String, f64>,
     /// Labels that qualify the figure: `fits-in-l2` (the bytes moved fit in
     /// L2), `launch-bound` (median under twice the measured launch floor),
-    /// `noisy` (the noise target was not met before the time-out).
+    /// `noisy` (the noise target was not met before the time-out),
+    /// `budget` (the measuring budget ended sampling short of the minimum
+    /// sample count).
     #[serde(default)]
     pub labels: Vec<String>,
 }

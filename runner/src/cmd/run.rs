@@ -17,8 +17,9 @@ pub struct Args {
     /// Print the records as a JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Time limit per example, seconds (a header's `timeout_s` wins).
-    #[arg(long, default_value_t = 120)]
+    /// Time limit of each process of an example, seconds (a header's
+    /// `timeout_s` wins; its `budget_s` may raise it, see `isolate::limit_for`).
+    #[arg(long, default_value_t = isolate::DEFAULT_LIMIT.as_secs())]
     pub timeout_s: u64,
 }
 
@@ -28,17 +29,18 @@ pub fn execute(args: Args) -> Result<()> {
     let limit = Duration::from_secs(args.timeout_s);
     let examples = load_examples(&args.paths)?;
     let keys: Vec<String> = examples.iter().map(key::example_key).collect();
+    let config = session::Config::from_env();
     let jobs: Vec<Job<'_>> = examples
         .iter()
         .zip(&keys)
         .map(|(example, key)| Job {
             example,
             key,
-            limit: isolate::limit_for(example, limit),
+            limit: isolate::limit_for(example, limit, config.processes),
         })
         .collect();
     let exe = std::env::current_exe().context("locating cuda-runner itself")?;
-    let mut bench = IsolatedBench::new(exe, session::Config::from_env());
+    let mut bench = IsolatedBench::new(exe, config);
     let mut on_event = |event: Event<'_>| match event {
         Event::Started { .. } => {}
         Event::Measuring {

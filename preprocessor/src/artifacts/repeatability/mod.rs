@@ -113,7 +113,14 @@ fn staleness(report: &Report, results: &Results<'_>) -> Option<String> {
         .keys
         .keys()
         .map(String::as_str)
-        .chain(report.rows.iter().map(|r| r.example.as_str()))
+        // A row of a swept example is named by its value (`ID@NAME=VALUE`);
+        // its example is the id before the value.
+        .chain(
+            report
+                .rows
+                .iter()
+                .map(|r| crate::example_ref::id_of(&r.example)),
+        )
         .collect();
     let (mut changed, mut gone) = (Vec::new(), Vec::new());
     for id in ids {

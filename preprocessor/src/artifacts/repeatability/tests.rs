@@ -20,6 +20,15 @@ fn repeatability_staleness_follows_method_and_keys() {
             None,
         ),
         (
+            // Rows of a swept example are named by their value
+            // (`ID@NAME=VALUE`); its key is the example's.
+            "current, rows of values",
+            serde_json::json!(now),
+            serde_json::json!({"fast": fast}),
+            vec![row("fast@STRIDE=1"), row("fast@STRIDE=2")],
+            None,
+        ),
+        (
             "old method",
             serde_json::json!(now - 1),
             serde_json::json!({"fast": fast}),

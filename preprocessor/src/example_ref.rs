@@ -111,20 +111,7 @@ pub fn ladder_bars(ids: &[String], catalog: &Catalog) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{catalog_of, settings_in};
-
-    /// A swept example `s` (STRIDE over 1, 2, 4) and a plain one `p`.
-    fn catalog() -> (tempfile::TempDir, Catalog) {
-        let swept = "/*+++\nproblem = \"elementwise\"\nsizes = [\"2^20\"]\n[elementwise]\ninputs = [\"x\"]\noutput = \"y\"\nreference = \"x\"\n[sweep]\nSTRIDE = [1, 2, 4]\n[[launch]]\nkernel = \"k\"\ngrid = \"ceil_div(n, 256)\"\nblock = 256\nargs = [\"x\", \"y\", \"n\", \"STRIDE\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* y, unsigned n, unsigned s) {}\n";
-        let plain = swept
-            .replace("[sweep]\nSTRIDE = [1, 2, 4]\n", "")
-            .replace(", \"STRIDE\"]", "]")
-            .replace(", unsigned s)", ")");
-        let (dir, settings) = settings_in(&[]);
-        let text = format!("```cuda run id=s\n{swept}```\n\n```cuda run id=p\n{plain}```\n");
-        let catalog = catalog_of(&settings, &text);
-        (dir, catalog)
-    }
+    use crate::test_support::swept_catalog as catalog;
 
     // A ladder of a swept example without a value is one bar per value in
     // declared order; a named value, or a plain example, is one bar.

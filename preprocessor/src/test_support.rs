@@ -115,6 +115,20 @@ pub(crate) const ALLREDUCE_KERNELS: [(&str, &str); 2] = [
     ),
 ];
 
+/// A book of a swept example `s` (STRIDE over 1, 2, 4) and a plain one
+/// `p`, the same kernel without the sweep.
+pub(crate) fn swept_catalog() -> (tempfile::TempDir, Catalog) {
+    let swept = "/*+++\nproblem = \"elementwise\"\nsizes = [\"2^20\"]\n[elementwise]\ninputs = [\"x\"]\noutput = \"y\"\nreference = \"x\"\n[sweep]\nSTRIDE = [1, 2, 4]\n[[launch]]\nkernel = \"k\"\ngrid = \"ceil_div(n, 256)\"\nblock = 256\nargs = [\"x\", \"y\", \"n\", \"STRIDE\"]\n+++*/\nextern \"C\" __global__ void k(const float* x, float* y, unsigned n, unsigned s) {}\n";
+    let plain = swept
+        .replace("[sweep]\nSTRIDE = [1, 2, 4]\n", "")
+        .replace(", \"STRIDE\"]", "]")
+        .replace(", unsigned s)", ")");
+    let (dir, settings) = settings_in(&[]);
+    let text = format!("```cuda run id=s\n{swept}```\n\n```cuda run id=p\n{plain}```\n");
+    let catalog = catalog_of(&settings, &text);
+    (dir, catalog)
+}
+
 /// The key of [`ALLREDUCE_KERNELS`].
 pub(crate) fn allreduce_kernels_key() -> String {
     cuda_measured_core::allreduce::kernels::kernels_key(&ALLREDUCE_KERNELS)

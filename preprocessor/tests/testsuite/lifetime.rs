@@ -9,37 +9,18 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The stand-in `cuda-runner`: `device --json`, `measure --job --out` and
-/// `worker --sentinel NONCE` (a warm worker: one job per line of stdin,
-/// each ended by the sentinel on stdout).
-const FAKE_RUNNER: &str = r#"#!/usr/bin/env python3
-import json, os, sys
-args = sys.argv[1:]
-if args[:1] == ["device"]:
-    print(json.dumps({"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132,
-        "l2_bytes": 52428800, "memory_bytes": 1, "peak_gbs": 4800.0, "peak_source": "datasheet",
-        "driver": "0", "cuda_driver_api": "13.0", "nvrtc": "13.0"}))
-    sys.exit(0)
-def measure(job, out):
-    if job["example"]["id"] == "lifetime/hang":
+/// The stand-in `cuda-runner` ([`crate::fake_runner`]): it hangs on the
+/// example `lifetime/hang` and measures any other at once.
+fn fake_runner() -> String {
+    crate::fake_runner::script(
+        r#"    if job["example"]["id"] == "lifetime/hang":
         with open(os.environ["CM_TEST_PIDS"], "w") as f:
             f.write(f"{os.getpid()} {os.getppid()}\n")
         os.execvp("sleep", ["sleep", "300"])
-    record = {"schema": 1, "example": job["example"]["id"], "key": job["key"], "status": "pass",
-        "expect": "pass", "method_version": 0, "problem": "sum_f32 v2", "compile_options": [],
-        "gpu": None, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 0.5, "sizes": []}
     with open(out, "w") as f:
-        json.dump({"record": record, "samples_us": []}, f)
-if args[:1] == ["worker"]:
-    sentinel = "\n\x1ecuda-measured worker " + args[args.index("--sentinel") + 1] + " done\x1e\n"
-    for line in sys.stdin:
-        request = json.loads(line)
-        measure(request["job"], request["out"])
-        sys.stdout.write(sentinel)
-        sys.stdout.flush()
-    sys.exit(0)
-measure(json.load(open(args[args.index("--job") + 1])), args[args.index("--out") + 1])
-"#;
+        json.dump({"record": passing(job), "samples_us": []}, f)"#,
+    )
+}
 
 fn alive(pid: u32) -> bool {
     // A killed process that nobody reaps stays as a zombie: dead all the same.
@@ -65,7 +46,7 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 fn killing_the_build_ends_its_measuring_processes_and_keeps_the_store() {
     let test = BookTest::from_fixture("lifetime");
     let runner = test.root().join("fake-runner");
-    std::fs::write(&runner, FAKE_RUNNER).unwrap();
+    std::fs::write(&runner, fake_runner()).unwrap();
     std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
     let pids = test.root().join("pids");
     let mut build = test

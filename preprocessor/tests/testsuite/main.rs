@@ -9,6 +9,7 @@ mod book_test;
 mod compiling;
 mod directives;
 mod exercise;
+mod fake_runner;
 mod host;
 mod includes;
 mod lifetime;

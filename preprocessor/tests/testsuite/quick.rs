@@ -8,37 +8,16 @@
 use crate::book_test::BookTest;
 use std::os::unix::fs::PermissionsExt;
 
-/// The stand-in `cuda-runner`: `device --json`, and `measure` (or a warm
-/// `worker`, one job per line of stdin ended by the sentinel) noting
+/// The stand-in `cuda-runner` ([`crate::fake_runner`]), noting
 /// `process/processes` of each job in `calls` beside it.
-const FAKE_RUNNER: &str = r#"#!/usr/bin/env python3
-import json, os, sys
-args = sys.argv[1:]
-if args[:1] == ["device"]:
-    print(json.dumps({"name": "NVIDIA H200", "compute_capability": "9.0", "sm_count": 132,
-        "l2_bytes": 52428800, "memory_bytes": 1, "peak_gbs": 4800.0, "peak_source": "datasheet",
-        "driver": "0", "cuda_driver_api": "13.0", "nvrtc": "13.0"}))
-    sys.exit(0)
-def measure(job, out):
-    with open(os.path.join(os.path.dirname(sys.argv[0]), "calls"), "a") as f:
+fn fake_runner() -> String {
+    crate::fake_runner::script(
+        r#"    with open(os.path.join(os.path.dirname(sys.argv[0]), "calls"), "a") as f:
         f.write(f"{job['example']['id']} {job['process']}/{job['processes']}\n")
-    record = {"schema": 1, "example": job["example"]["id"], "key": job["key"], "status": "pass",
-        "expect": "pass", "method_version": 0, "problem": "sum_f32 v2", "compile_options": [],
-        "gpu": None, "measured_at": "2026-12-01T00:00:00Z", "wall_s": 0.5, "sizes": []}
     with open(out, "w") as f:
-        json.dump({"record": record, "samples_us": []}, f)
-if args[:1] == ["worker"]:
-    sentinel = "\n\x1ecuda-measured worker " + args[args.index("--sentinel") + 1] + " done\x1e\n"
-    for line in sys.stdin:
-        request = json.loads(line)
-        measure(request["job"], request["out"])
-        sys.stdout.write(sentinel)
-        sys.stdout.flush()
-    sys.exit(0)
-if args[:1] != ["measure"]:
-    sys.exit(2)
-measure(json.load(open(args[args.index("--job") + 1])), args[args.index("--out") + 1])
-"#;
+        json.dump({"record": passing(job), "samples_us": []}, f)"#,
+    )
+}
 
 // One process measures, the record lands in the quick folder and not in
 // results/, the page says so, a second build measures nothing, a strict
@@ -48,7 +27,7 @@ measure(json.load(open(args[args.index("--job") + 1])), args[args.index("--out")
 fn quick_mode_measures_once_and_keeps_results_untouched() {
     let test = BookTest::from_fixture("missing");
     let runner = test.root().join("fake-runner");
-    std::fs::write(&runner, FAKE_RUNNER).unwrap();
+    std::fs::write(&runner, fake_runner()).unwrap();
     std::fs::set_permissions(&runner, std::fs::Permissions::from_mode(0o755)).unwrap();
     let test = test
         .env("CUDA_MEASURED_RUNNER", &runner.to_string_lossy())

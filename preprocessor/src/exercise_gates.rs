@@ -327,7 +327,7 @@ fn timing<'a>(
     results
         .at(id, Dims::n(size.0))
         .map_err(|reason| Unavailable {
-            reason,
+            reason: reason.to_string(),
             waits: results.waits_on(id, Some(Dims::n(size.0))),
         })
 }
@@ -397,7 +397,7 @@ fn judged(
     Ok(match kind {
         GateKind::Correct => {
             let record = results.record(id).map_err(|reason| Unavailable {
-                reason,
+                reason: reason.to_string(),
                 waits: results.waits_on(id, None),
             })?;
             let mut words = match record.status {
@@ -505,7 +505,8 @@ fn peer_time(
         reason,
         waits: false,
     };
-    let problem = problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id)))?;
+    let problem =
+        problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id).to_string()))?;
     let file = results.stored().shown(&format!("peers/{problem}.json"));
     let report = crate::artifacts::peers::read(results.stored(), &problem)
         .map_err(|e| refuse(e.to_string()))?;

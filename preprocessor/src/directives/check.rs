@@ -30,7 +30,7 @@ pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
     let mut out = Vec::new();
     for id in directive.ids() {
         match example(catalog, id) {
-            Err(reason) => out.push(reason),
+            Err(reason) => out.push(reason.to_string()),
             Ok(example) => out.extend(size.and_then(|n| undeclared_written(example, n))),
         }
     }

@@ -543,12 +543,18 @@ mod tests {
     // the one meant.
     #[test]
     fn unknown_figures_name_the_one_meant() {
-        let err = crate::directives::parse("measured", &["a", "tflop", "2^20"]).unwrap_err();
+        let err = crate::directives::parse("measured", &["a", "tflop", "2^20"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean `tflops`"), "{err}");
-        let err = crate::directives::parse("measured", &["a", "ns_per_acess", "2^20"]).unwrap_err();
+        let err = crate::directives::parse("measured", &["a", "ns_per_acess", "2^20"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean `ns_per_access`"), "{err}");
         assert!(crate::directives::parse("ceiling", &["a", "fp32_fma"]).is_ok());
-        let err = crate::directives::parse("ceiling", &["a", "fp32_fmaa"]).unwrap_err();
+        let err = crate::directives::parse("ceiling", &["a", "fp32_fmaa"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean `fp32_fma`"), "{err}");
     }
 

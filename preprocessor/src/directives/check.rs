@@ -54,7 +54,7 @@ pub fn check(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) -
         for found in find(&chapter.content, scan) {
             let place = chapter.place_at(settings, found.range.start);
             let reasons = match &found.parsed {
-                Err(message) => vec![message.clone()],
+                Err(message) => vec![message.to_string()],
                 Ok(directive) => mistakes(directive, catalog),
             };
             for reason in reasons {

@@ -135,6 +135,7 @@ pub fn unknown_id(catalog: &Catalog, id: &str) -> LookupError {
         .iter()
         .find(|e| e.example().is_none() && written_id(e) == Some(id));
     if let Some(Err(error)) = broken.map(|e| &e.resolved) {
+        let error = error.to_string();
         let first = error.lines().next().unwrap_or_default();
         return LookupError::BrokenId {
             id: id.to_string(),

@@ -284,9 +284,9 @@ fn resolve(
     block: &RunBlock,
     place: &Origin,
 ) -> Result<Resolved, ResolveError> {
-    let spec = block.spec.as_ref().map_err(|message| ResolveError::Block {
+    let spec = block.spec.as_ref().map_err(|error| ResolveError::Block {
         place: place.clone(),
-        message: message.to_string(),
+        error: error.clone(),
     })?;
     let example = match spec {
         RunSpec::Inline { id } => {

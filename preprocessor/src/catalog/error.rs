@@ -11,12 +11,12 @@ use cuda_measured_core::header_lines::HeaderError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// The block's fence cannot be read.
-    #[error("{place}: {message}")]
+    #[error("{place}: {error}")]
     Block {
         /// The block.
         place: Origin,
         /// Why its fence cannot be read.
-        message: String,
+        error: crate::scan::SpecError,
     },
     /// The example cannot be read (its header, body or file); the block's
     /// place comes first unless the message names it already (an inline

@@ -48,8 +48,8 @@ pub enum LookupError {
     },
     /// The directive's value of a sweep is wrong
     /// ([`crate::example_ref::value_of`]).
-    #[error("{0}")]
-    Value(String),
+    #[error(transparent)]
+    Value(#[from] crate::example_ref::ValueError),
     /// The stored record is of an earlier version of the example's code.
     #[error("`{0}` was measured for an earlier version of its code")]
     Stale(String),

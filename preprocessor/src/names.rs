@@ -223,3 +223,55 @@ pub fn not_a_kernel_file(example: &Example, directive: &str) -> Option<String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::LookupError;
+
+    // The typed lookups say what the page said when they were strings:
+    // the figures a directive asks of a record are named with the id as
+    // written and the size in words.
+    #[test]
+    fn lookup_errors_keep_their_text() {
+        let cases = [
+            (
+                LookupError::NoSuchId {
+                    id: "a".into(),
+                    meant: Some("b".into()),
+                },
+                "no example with id `a` in this book; did you mean `b`?",
+            ),
+            (
+                LookupError::NoTimedResult {
+                    id: "s@STRIDE=4".into(),
+                    size: "N = 2^20".into(),
+                },
+                "`s@STRIDE=4` has no timed result at N = 2^20",
+            ),
+            (
+                LookupError::LacksNamed {
+                    id: "a".into(),
+                    name: "tflops".into(),
+                    size: "N = 2^20".into(),
+                    has: "gbs, ns_per_access".into(),
+                },
+                "`a` has no figure `tflops` at N = 2^20; it has gbs, ns_per_access",
+            ),
+            (
+                LookupError::NoFigure {
+                    id: "a".into(),
+                    figure: "gbs".into(),
+                    n: "1024".into(),
+                },
+                "`a` has no gbs at N = 1024",
+            ),
+            (
+                LookupError::NoGpu,
+                "no example of this book has a current result measured on a GPU",
+            ),
+        ];
+        for (error, want) in cases {
+            assert_eq!(error.to_string(), want);
+        }
+    }
+}

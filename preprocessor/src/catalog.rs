@@ -6,6 +6,7 @@
 //! so they are compiled, measured and listed like any example. Both the
 //! preprocessor and the `check` and `status` subcommands start here.
 
+mod error;
 pub mod exercises;
 
 use crate::config::Settings;
@@ -15,6 +16,7 @@ use cuda_measured_core::example::{Example, Origin};
 use cuda_measured_core::limits::KnownGpu;
 use cuda_measured_core::plan_check;
 use cuda_measured_core::store::Store;
+pub use error::ResolveError;
 use exercises::ExerciseSlot;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -124,7 +126,7 @@ pub struct Entry {
     pub place: Origin,
     /// The example and its key, or why it cannot be resolved (the message
     /// names file, line and fix).
-    pub resolved: Result<Resolved, String>,
+    pub resolved: Result<Resolved, ResolveError>,
     /// When this block shows again an example listed earlier (the same
     /// kernel file with another anchor): that entry's index. The example is
     /// measured and reported once, under its first block.
@@ -213,7 +215,7 @@ impl Catalog {
         chapter: usize,
         block: RunBlock,
         place: Origin,
-        resolved: Result<Resolved, String>,
+        resolved: Result<Resolved, ResolveError>,
         exercise: Option<usize>,
     ) -> usize {
         let (resolved, repeat_of) = match resolved {
@@ -250,7 +252,11 @@ impl Catalog {
     /// For an example whose id was listed before: the earlier entry when it
     /// is the same example (same source file, same key), an error naming
     /// both places when another example took the id.
-    fn first_listing(&self, resolved: &Resolved, place: &Origin) -> Result<Option<usize>, String> {
+    fn first_listing(
+        &self,
+        resolved: &Resolved,
+        place: &Origin,
+    ) -> Result<Option<usize>, ResolveError> {
         let id = &resolved.example.id;
         let Some(&first) = self.first_entry.get(id) else {
             return Ok(None);
@@ -263,10 +269,11 @@ impl Catalog {
         if same {
             return Ok(Some(first));
         }
-        Err(format!(
-            "{place}: duplicate example id `{id}`, also used at {}: give one of them another id=NAME",
-            earlier.place
-        ))
+        Err(ResolveError::Duplicate {
+            place: place.clone(),
+            id: id.clone(),
+            earlier: earlier.place.clone(),
+        })
     }
 }
 
@@ -276,11 +283,11 @@ fn resolve(
     chapter: &ChapterText,
     block: &RunBlock,
     place: &Origin,
-) -> Result<Resolved, String> {
-    let spec = block
-        .spec
-        .as_ref()
-        .map_err(|message| format!("{place}: {message}"))?;
+) -> Result<Resolved, ResolveError> {
+    let spec = block.spec.as_ref().map_err(|error| ResolveError::Block {
+        place: place.clone(),
+        error: error.clone(),
+    })?;
     let example = match spec {
         RunSpec::Inline { id } => {
             let chapter_dir = settings.src.join(
@@ -309,7 +316,10 @@ fn resolve(
             id.as_deref(),
         ),
     }
-    .map_err(|e| with_place(place, e.to_string()));
+    .map_err(|e| ResolveError::Example {
+        place: place.clone(),
+        message: e.to_string(),
+    });
     checked(store, example, place)
 }
 
@@ -320,42 +330,36 @@ pub(crate) fn resolve_file(
     store: &Store,
     path: &str,
     place: &Origin,
-) -> Result<Resolved, String> {
-    let example = Example::from_file(&settings.root, &settings.kernels, path, None, None)
-        .map_err(|e| with_place(place, e.to_string()));
+) -> Result<Resolved, ResolveError> {
+    let example =
+        Example::from_file(&settings.root, &settings.kernels, path, None, None).map_err(|e| {
+            ResolveError::Example {
+                place: place.clone(),
+                message: e.to_string(),
+            }
+        });
     checked(store, example, place)
 }
 
 /// A resolved example held to the checks without a GPU, with its key.
 fn checked(
     store: &Store,
-    example: Result<Example, String>,
+    example: Result<Example, ResolveError>,
     place: &Origin,
-) -> Result<Resolved, String> {
+) -> Result<Resolved, ResolveError> {
     let example = example?;
-    static_checks(&example).map_err(|message| with_place(place, message))?;
+    plan_check::check_as_declared(&example).map_err(|error| ResolveError::Plan {
+        place: place.clone(),
+        error,
+    })?;
     store
         .path_of(&example.id)
-        .map_err(|e| format!("{place}: {e}"))?;
+        .map_err(|e| ResolveError::Store {
+            place: place.clone(),
+            message: e.to_string(),
+        })?;
     let key = cuda_measured_core::key::example_key(&example);
     Ok(Resolved { example, key })
-}
-
-/// The checks that need no GPU and no compiler: at every declared size and
-/// edge size, the plan resolves on the book's target GPU, fits its limits
-/// and binds every argument ([`plan_check::check_as_declared`]).
-fn static_checks(example: &Example) -> Result<(), String> {
-    plan_check::check_as_declared(example).map_err(|e| e.to_string())
-}
-
-/// Prefixes the block's place unless the message already starts with it
-/// (inline examples report chapter lines themselves).
-fn with_place(place: &Origin, message: String) -> String {
-    if message.starts_with(&place.file) {
-        message
-    } else {
-        format!("{place}: {message}")
-    }
 }
 
 #[cfg(test)]
@@ -381,10 +385,10 @@ mod tests {
         assert_eq!(inline.origin.to_string(), "src/part/ch.md:7");
         assert_ne!(e[0].resolved.as_ref().unwrap().key, "");
         let none_line = text.lines().position(|l| l.contains("r/none.cu")).unwrap() + 1;
-        let missing = e[2].resolved.as_ref().unwrap_err();
+        let missing = e[2].resolved.as_ref().unwrap_err().to_string();
         let want = format!("src/part/ch.md:{none_line}: kernels/r/none.cu:1: cannot read");
         assert!(missing.starts_with(&want), "{missing}");
-        let anchor = e[3].resolved.as_ref().unwrap_err();
+        let anchor = e[3].resolved.as_ref().unwrap_err().to_string();
         assert!(anchor.contains("ANCHOR: nope"), "{anchor}");
         assert_eq!(e[3].shown_id(), "x");
     }
@@ -397,7 +401,11 @@ mod tests {
         let b = chapter("b.md", &format!("text\n\n```cuda run id=x\n{KERNEL}```\n"));
         let catalog = Catalog::build(&settings, &[a, b]);
         assert!(catalog.entries[0].resolved.is_ok());
-        let err = catalog.entries[1].resolved.as_ref().unwrap_err();
+        let err = catalog.entries[1]
+            .resolved
+            .as_ref()
+            .unwrap_err()
+            .to_string();
         let want = "src/b.md:3: duplicate example id `x`, also used at src/a.md:1";
         assert!(err.starts_with(want), "{err}");
         assert_eq!(catalog.by_id("x"), Some(0));
@@ -434,7 +442,11 @@ mod tests {
         let text = "```cuda run file=r/big.cu\n```\n\n```cuda run file=r/declared.cu\n```\n";
         let catalog = Catalog::build(&settings, &[chapter("a.md", text)]);
         assert_eq!(
-            catalog.entries[0].resolved.as_ref().unwrap_err(),
+            catalog.entries[0]
+                .resolved
+                .as_ref()
+                .unwrap_err()
+                .to_string(),
             "src/a.md:1: launch 0 (`tree`) asks for blocks of 2048 threads; NVIDIA H200 allows at most 1024 threads per block: lower `block` at kernels/r/big.cu:7"
         );
         assert!(catalog.entries[1].resolved.is_ok());
@@ -446,7 +458,11 @@ mod tests {
         let (_dir, settings) = settings_in(&[]);
         let text = format!("```cuda run id=../up\n{KERNEL}```\n");
         let catalog = Catalog::build(&settings, &[chapter("a.md", &text)]);
-        let err = catalog.entries[0].resolved.as_ref().unwrap_err();
+        let err = catalog.entries[0]
+            .resolved
+            .as_ref()
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not usable as a file name"), "{err}");
     }
 }

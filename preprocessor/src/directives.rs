@@ -55,7 +55,10 @@ use cuda_measured_core::size::Size;
 use cuda_measured_core::suggest::{closest, message};
 use std::ops::Range;
 
+pub use error::DirectiveError;
+
 pub mod check;
+mod error;
 pub mod sweep_mistakes;
 
 /// Which figure `{{#measured}}` shows.
@@ -335,7 +338,7 @@ pub struct Found {
     /// The directive as written.
     pub text: String,
     /// What it asks for, or why it cannot be read (with the fix).
-    pub parsed: Result<Directive, String>,
+    pub parsed: Result<Directive, DirectiveError>,
 }
 
 /// Beginnings of the directive names this preprocessor owns (`measured`,
@@ -368,105 +371,110 @@ pub fn find(content: &str, scan: &ChapterScan) -> Vec<Found> {
 }
 
 /// Parses a directive's name and arguments.
-pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
+pub fn parse(name: &str, args: &[&str]) -> Result<Directive, DirectiveError> {
     let size = |text: &str| {
-        Written::parse(text).map_err(|e| {
-            format!(
-                "`{text}` is not a size: {e}; write one of the example's sizes without spaces, e.g. \"2^20\", \"8192x4096\" or \"M=N=K=4096\""
-            )
+        Written::parse(text).map_err(|error| DirectiveError::Size {
+            text: text.to_string(),
+            error,
         })
     };
     match (name, args) {
         ("measured", [id, field, n]) => Ok(Directive::Measured {
             id: id.to_string(),
             field: Field::parse(field).ok_or_else(|| {
-                message(
+                DirectiveError::Word(message(
                     &format!("`{field}` is not a figure"),
                     field,
                     Field::WORDS,
                     &format!("use {}", Field::NAMES),
-                )
+                ))
             })?,
             size: size(n)?,
         }),
-        ("measured", _) => Err(usage(
+        ("measured", _) => Err(DirectiveError::Usage(usage(
             "measured ID FIELD SIZE",
             "e.g. {{#measured reductions/stride time 2^28}}",
-        )),
+        ))),
         ("ratio", [a, b, n]) => Ok(Directive::Ratio {
             a: a.to_string(),
             b: b.to_string(),
             size: size(n)?,
         }),
-        ("ratio", _) => Err(usage(
+        ("ratio", _) => Err(DirectiveError::Usage(usage(
             "ratio ID_A ID_B SIZE",
             "the time of A over the time of B",
-        )),
+        ))),
         ("ladder", [n, ids @ ..]) if !ids.is_empty() => Ok(Directive::Ladder {
             size: size(n)?,
             ids: ids.iter().map(|s| s.to_string()).collect(),
         }),
-        ("ladder", _) => Err(usage(
+        ("ladder", _) => Err(DirectiveError::Usage(usage(
             "ladder SIZE ID1 ID2 ...",
             "one bar per example, in order",
-        )),
+        ))),
         ("ceiling", [id, field]) => Ok(Directive::Ceiling {
             id: id.to_string(),
             field: CeilingField::parse(field).ok_or_else(|| {
-                message(
+                DirectiveError::Word(message(
                     &format!("`{field}` is not a ceiling"),
                     field,
                     CeilingField::WORDS,
                     &format!("use {}", CeilingField::NAMES),
-                )
+                ))
             })?,
         }),
-        ("ceiling", _) => Err(usage(
+        ("ceiling", _) => Err(DirectiveError::Usage(usage(
             "ceiling ID FIELD",
             "FIELD is read, copy, floor or a named ceiling (fp32_fma, fp32_fma_peak, h2d_pinned, d2h_pinned), e.g. {{#ceiling reductions/stride read}}",
-        )),
+        ))),
         ("profile", [id, metric, n]) => Ok(Directive::Profile {
             id: id.to_string(),
-            metric: profile::parse_metric(metric).map_err(|e| e.to_string())?,
+            metric: profile::parse_metric(metric)?,
             size: size(n)?,
         }),
-        ("profile", _) => Err(profile::usage()),
+        ("profile", _) => Err(DirectiveError::Usage(profile::usage())),
         ("gpu", []) => Ok(Directive::Gpu),
-        ("gpu", _) => Err(usage("gpu", "it takes no arguments")),
+        ("gpu", _) => Err(DirectiveError::Usage(usage("gpu", "it takes no arguments"))),
         ("peers", args) => peers::parse(args)
             .map(|problem| Directive::Peers { problem })
-            .map_err(|e| e.to_string()),
+            .map_err(DirectiveError::from),
         ("repeatability", []) => Ok(Directive::Repeatability),
-        ("repeatability", _) => Err(usage("repeatability", "it takes no arguments")),
+        ("repeatability", _) => Err(DirectiveError::Usage(usage(
+            "repeatability",
+            "it takes no arguments",
+        ))),
         ("status", []) => Ok(Directive::Status),
-        ("status", _) => Err(usage("status", "it takes no arguments")),
+        ("status", _) => Err(DirectiveError::Usage(usage(
+            "status",
+            "it takes no arguments",
+        ))),
         ("exercise", [name]) => Ok(Directive::Exercise {
             name: name.to_string(),
         }),
-        ("exercise", _) => Err(usage(
+        ("exercise", _) => Err(DirectiveError::Usage(usage(
             "exercise TRACK/STAGE",
             "one stage, read from kernels/exercise/TRACK/STAGE.toml, e.g. {{#exercise reduction/stage3}}",
-        )),
+        ))),
         ("sass", args) => sass::parse(args)
             .map(Directive::Sass)
-            .map_err(|e| e.to_string()),
+            .map_err(DirectiveError::from),
         ("sass_count", args) => sass::parse_count(args)
             .map(|(target, what)| Directive::SassCount { target, what })
-            .map_err(|e| e.to_string()),
+            .map_err(DirectiveError::from),
         ("sanitizer", [id, check, n]) => Ok(Directive::Sanitizer {
             id: id.to_string(),
-            check: sanitizer::parse_check(check).map_err(|e| e.to_string())?,
+            check: sanitizer::parse_check(check)?,
             size: size(n)?,
         }),
-        ("sanitizer", _) => Err(sanitizer::usage()),
+        ("sanitizer", _) => Err(DirectiveError::Usage(sanitizer::usage())),
         ("host", [id, n]) => Ok(Directive::Host {
             id: id.to_string(),
             size: size(n)?,
         }),
-        ("host", _) => Err(crate::artifacts::host::usage()),
+        ("host", _) => Err(DirectiveError::Usage(crate::artifacts::host::usage())),
         ("allreduce", args) => allreduce::parse_report(args)
             .map(|gpus| Directive::Allreduce { gpus })
-            .map_err(|e| e.to_string()),
+            .map_err(DirectiveError::from),
         ("allreduce_figure", args) => allreduce::parse_figure(args)
             .map(|f| Directive::AllreduceFigure {
                 gpus: f.gpus,
@@ -474,15 +482,17 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, String> {
                 field: f.field,
                 bytes: f.bytes,
             })
-            .map_err(|e| e.to_string()),
-        _ => Err(unknown_directive(name)),
+            .map_err(DirectiveError::from),
+        _ => Err(DirectiveError::Unknown {
+            name: name.to_string(),
+        }),
     }
 }
 
 /// An unknown directive, with the one most likely meant (a typo, or a
 /// name that starts or ends differently: `measure`, `repeat`, `gpus`), or
 /// else every directive of the book.
-fn unknown_directive(name: &str) -> String {
+pub(crate) fn unknown_directive(name: &str) -> String {
     let what = format!("unknown directive `{{{{#{name}}}}}`");
     let meant = closest(name, known_names()).or_else(|| {
         known_names().find(|k| name.len() >= 3 && (k.starts_with(name) || name.starts_with(k)))
@@ -794,7 +804,7 @@ mod tests {
         for (text, want) in cases {
             let got = found(text);
             assert_eq!(got.len(), 1, "{text}");
-            let err = got[0].parsed.clone().unwrap_err();
+            let err = got[0].parsed.clone().unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
     }
@@ -892,9 +902,13 @@ mod tests {
         for (text, want) in cases {
             let got = found(text);
             assert_eq!(got.len(), 1, "{text}");
-            assert_eq!(got[0].parsed, Err(want.to_string()), "{text}");
+            assert_eq!(
+                got[0].parsed.clone().map_err(|e| e.to_string()),
+                Err(want.to_string()),
+                "{text}"
+            );
         }
-        let unknown = parse("measurements", &[]).unwrap_err();
+        let unknown = parse("measurements", &[]).unwrap_err().to_string();
         assert!(
             unknown.starts_with(
                 "unknown directive `{{#measurements}}`: this book knows {{#measured ID FIELD SIZE}}, {{#ratio"

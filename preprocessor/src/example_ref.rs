@@ -18,6 +18,61 @@ pub fn id_of(written: &str) -> &str {
     written.split_once('@').map_or(written, |(id, _)| id)
 }
 
+/// Why a directive's `ID@NAME=VALUE` names no value of the example's
+/// sweep, with what to write.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// A value is named of an example that sweeps nothing.
+    #[error(
+        "`{id}` sweeps no parameter: drop `@{text}` (a value is named only for an example whose header has a [sweep] table)"
+    )]
+    NoSweep {
+        /// The example's id.
+        id: String,
+        /// The text after `@`.
+        text: String,
+    },
+    /// A swept example is named without a value where one is needed.
+    #[error("`{id}` sweeps {name} over {listed}: name one value, e.g. `{id}@{name}={first}`")]
+    Required {
+        /// The example's id.
+        id: String,
+        /// The swept parameter.
+        name: String,
+        /// Its values, listed.
+        listed: String,
+        /// Its first value.
+        first: u64,
+    },
+    /// The text after `@` is not `NAME=VALUE`.
+    #[error("`@{text}` names no value: write `{id}@{name}=VALUE`, e.g. `{id}@{name}={first}`")]
+    NoValue {
+        /// The text after `@`.
+        text: String,
+        /// The example's id.
+        id: String,
+        /// The swept parameter.
+        name: String,
+        /// Its first value.
+        first: u64,
+    },
+    /// The name is not the swept parameter's (with the one meant).
+    #[error("{0}")]
+    OtherName(String),
+    /// The value is not one the example sweeps.
+    #[error("`{id}` does not sweep {name} = {value}: its values are {listed}")]
+    NotSwept {
+        /// The example's id.
+        id: String,
+        /// The swept parameter.
+        name: String,
+        /// The value as written.
+        value: String,
+        /// Its values, listed.
+        listed: String,
+    },
+}
+
 /// The `NAME=VALUE` after `@`, when written.
 fn value_text(written: &str) -> Option<&str> {
     written.split_once('@').map(|(_, v)| v)
@@ -31,39 +86,41 @@ pub fn value_of(
     example: &Example,
     written: &str,
     required: bool,
-) -> Result<Option<SweepValue>, String> {
+) -> Result<Option<SweepValue>, ValueError> {
     let id = id_of(written);
     let sweep = example.declaration.sweep.as_ref();
     let text = value_text(written);
     let (Some(sweep), Some(text)) = (sweep, text) else {
         return match (sweep, text) {
-            (None, Some(text)) => Err(format!(
-                "`{id}` sweeps no parameter: drop `@{text}` (a value is named only for an example whose header has a [sweep] table)"
-            )),
-            (Some(sweep), None) if required => Err(format!(
-                "`{id}` sweeps {} over {}: name one value, e.g. `{id}@{}={}`",
-                sweep.name(),
-                sweep.listed(),
-                sweep.name(),
-                sweep.values()[0].value
-            )),
+            (None, Some(text)) => Err(ValueError::NoSweep {
+                id: id.to_string(),
+                text: text.to_string(),
+            }),
+            (Some(sweep), None) if required => Err(ValueError::Required {
+                id: id.to_string(),
+                name: sweep.name().to_string(),
+                listed: sweep.listed(),
+                first: sweep.values()[0].value,
+            }),
             _ => Ok(None),
         };
     };
     let name = sweep.name();
     let Some((written_name, written_value)) = text.split_once('=') else {
-        return Err(format!(
-            "`@{text}` names no value: write `{id}@{name}=VALUE`, e.g. `{id}@{name}={}`",
-            sweep.values()[0].value
-        ));
+        return Err(ValueError::NoValue {
+            text: text.to_string(),
+            id: id.to_string(),
+            name: name.to_string(),
+            first: sweep.values()[0].value,
+        });
     };
     if written_name != name {
-        return Err(suggest::message(
+        return Err(ValueError::OtherName(suggest::message(
             &format!("`{id}` sweeps {name}, not `{written_name}`"),
             written_name,
             [name],
             &format!("write `{id}@{name}={written_value}`"),
-        ));
+        )));
     }
     let values = sweep.values();
     written_value
@@ -71,11 +128,11 @@ pub fn value_of(
         .ok()
         .and_then(|v| values.iter().find(|s| s.value == v).cloned())
         .map(Some)
-        .ok_or_else(|| {
-            format!(
-                "`{id}` does not sweep {name} = {written_value}: its values are {}",
-                sweep.listed()
-            )
+        .ok_or_else(|| ValueError::NotSwept {
+            id: id.to_string(),
+            name: name.to_string(),
+            value: written_value.to_string(),
+            listed: sweep.listed(),
         })
 }
 

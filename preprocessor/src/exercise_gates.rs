@@ -144,15 +144,31 @@ pub fn table(stage: &Stage, results: &Results<'_>) -> StageTable {
     }
 }
 
+/// Why a count row's cell has no count: the kernel has no current figures
+/// there, or its stored launch cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum CountError {
+    /// No current figures ([`Unavailable::reason`]).
+    #[error("{0}")]
+    Unavailable(String),
+    /// The record stores no launch.
+    #[error("no launch stored")]
+    NoLaunch,
+    /// The stored launch is not `GRID x BLOCK`.
+    #[error("the stored launch `{0}` does not read as GRID x BLOCK")]
+    NotGridBlock(String),
+}
+
 /// A count row: how many of something each kernel's first stored launch
 /// makes, the solution's against the starter's.
 fn count_row(count: &Count, ids: [&str; 2], size: Size, results: &Results<'_>) -> FigureRow {
     let per = [count.starter, count.solution];
-    let of = |i: usize| -> Result<(u64, String), String> {
-        let (_, s) = timing(ids[i], size, results).map_err(|u| u.reason)?;
-        let launch = s.launches.first().ok_or("no launch stored")?;
-        let (grid, block) = grid_and_block(launch)
-            .ok_or_else(|| format!("the stored launch `{launch}` does not read as GRID x BLOCK"))?;
+    let of = |i: usize| -> Result<(u64, String), CountError> {
+        let (_, s) =
+            timing(ids[i], size, results).map_err(|u| CountError::Unavailable(u.reason))?;
+        let launch = s.launches.first().ok_or(CountError::NoLaunch)?;
+        let (grid, block) =
+            grid_and_block(launch).ok_or_else(|| CountError::NotGridBlock(launch.to_string()))?;
         let title = format!(
             "one per {} of the stored launch, {grid} x {block}",
             per[i].unit()
@@ -184,7 +200,7 @@ fn count_row(count: &Count, ids: [&str; 2], size: Size, results: &Results<'_>) -
         },
         Err(reason) => Cell {
             text: "not measured".into(),
-            title: Some(reason.clone()),
+            title: Some(reason.to_string()),
             missing: true,
         },
     });
@@ -327,7 +343,7 @@ fn timing<'a>(
     results
         .at(id, Dims::n(size.0))
         .map_err(|reason| Unavailable {
-            reason,
+            reason: reason.to_string(),
             waits: results.waits_on(id, Some(Dims::n(size.0))),
         })
 }
@@ -397,7 +413,7 @@ fn judged(
     Ok(match kind {
         GateKind::Correct => {
             let record = results.record(id).map_err(|reason| Unavailable {
-                reason,
+                reason: reason.to_string(),
                 waits: results.waits_on(id, None),
             })?;
             let mut words = match record.status {
@@ -505,7 +521,8 @@ fn peer_time(
         reason,
         waits: false,
     };
-    let problem = problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id)))?;
+    let problem =
+        problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id).to_string()))?;
     let file = results.stored().shown(&format!("peers/{problem}.json"));
     let report = crate::artifacts::peers::read(results.stored(), &problem)
         .map_err(|e| refuse(e.to_string()))?;

@@ -30,9 +30,10 @@ pub(crate) fn render(
 ) -> String {
     let kernels = match &slot.stage {
         Ok(kernels) => kernels,
-        Err(message) => {
-            report.push(Severity::Malformed, place, directive, message);
-            return render::directive_error(page.target, message);
+        Err(error) => {
+            let message = error.to_string();
+            report.push(Severity::Malformed, place, directive, &message);
+            return render::directive_error(page.target, &message);
         }
     };
     let stage = &kernels.stage;

@@ -80,7 +80,7 @@ pub fn settle(
             .enumerate()
             .map(
                 |(index, entry)| match (&entry.resolved, compiled.broken(index)) {
-                    (Err(message), _) => Outcome::Broken(message.clone()),
+                    (Err(message), _) => Outcome::Broken(message.to_string()),
                     (Ok(_), Some(message)) => Outcome::Broken(message.to_string()),
                     (Ok(r), None) => lookup(&r.example.id, &r.key)
                         .unwrap_or_else(|e| Outcome::Broken(format!("{}: {e}", entry.place))),

@@ -13,10 +13,112 @@ use cuda_measured_core::dims::{Dims, Written};
 use cuda_measured_core::example::Example;
 use cuda_measured_core::suggest;
 
+/// Why a directive's example, size or figures cannot be had: the id is
+/// not the book's, the example does not declare the size, or it has no
+/// current figures there. Its text is the one the page shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    /// The id is written in the book but its example is broken (the
+    /// first line of its error).
+    #[error("`{id}` is broken: {first}")]
+    BrokenId {
+        /// The id.
+        id: String,
+        /// The first line of the example's error.
+        first: String,
+    },
+    /// No example has the id (with the id meant, when one is close).
+    #[error("no example with id `{id}` in this book{}", meant.as_ref().map(|m| format!("; did you mean `{m}`?")).unwrap_or_default())]
+    NoSuchId {
+        /// The id.
+        id: String,
+        /// The book's id it is a typo of.
+        meant: Option<String>,
+    },
+    /// The example does not declare the size ([`undeclared_size`]).
+    #[error("{0}")]
+    Undeclared(String),
+    /// The size is not one of the example's dimensions.
+    #[error("`{id}`: {error}")]
+    Size {
+        /// The example's id.
+        id: String,
+        /// Why the written size is not one of its dimensions.
+        error: cuda_measured_core::dims::DimsError,
+    },
+    /// The directive's value of a sweep is wrong
+    /// ([`crate::example_ref::value_of`]).
+    #[error(transparent)]
+    Value(#[from] crate::example_ref::ValueError),
+    /// The stored record is of an earlier version of the example's code.
+    #[error("`{0}` was measured for an earlier version of its code")]
+    Stale(String),
+    /// The example has no stored record.
+    #[error("`{0}` is not measured yet")]
+    Missing(String),
+    /// The example is broken.
+    #[error("`{0}` is broken, see its panel")]
+    Broken(String),
+    /// The record has no timed result at the size.
+    #[error("`{id}` has no timed result at {size}")]
+    NoTimedResult {
+        /// The example's id, as the directive writes it.
+        id: String,
+        /// The size, in words.
+        size: String,
+    },
+    /// The record at the size lacks a figure a directive asks for.
+    #[error("`{id}` has no {what} at {size}")]
+    Lacks {
+        /// The example's id, as the directive writes it.
+        id: String,
+        /// The figure, in words.
+        what: String,
+        /// The size, in words.
+        size: String,
+    },
+    /// The record at the size has no figure of that name (with those it
+    /// has).
+    #[error("`{id}` has no figure `{name}` at {size}; it has {has}")]
+    LacksNamed {
+        /// The example's id, as the directive writes it.
+        id: String,
+        /// The figure's name.
+        name: String,
+        /// The size, in words.
+        size: String,
+        /// The names of the figures it has, joined.
+        has: String,
+    },
+    /// A ladder's rung reports another primary figure than its first.
+    #[error("`{id}` reports {reports}, not {figure} as the ladder's first example does")]
+    OtherFigure {
+        /// The rung's id.
+        id: String,
+        /// The figure it reports.
+        reports: String,
+        /// The ladder's figure.
+        figure: String,
+    },
+    /// A ladder's rung has no value of the ladder's figure.
+    #[error("`{id}` has no {figure} at N = {n}")]
+    NoFigure {
+        /// The rung's id.
+        id: String,
+        /// The ladder's figure.
+        figure: String,
+        /// The size's N.
+        n: String,
+    },
+    /// No current record names a GPU.
+    #[error("no example of this book has a current result measured on a GPU")]
+    NoGpu,
+}
+
 /// The example `id` names, or why there is none: no example has the id
 /// (with the id meant, when one is close), or the example is broken
 /// (with its error).
-pub fn example<'a>(catalog: &'a Catalog, id: &str) -> Result<&'a Example, String> {
+pub fn example<'a>(catalog: &'a Catalog, id: &str) -> Result<&'a Example, LookupError> {
     catalog
         .by_id(id)
         .and_then(|index| catalog.entries[index].example())
@@ -27,14 +129,18 @@ pub fn example<'a>(catalog: &'a Catalog, id: &str) -> Result<&'a Example, String
 /// names the place of its header's or block's mistake), or it is a typo of
 /// an id of the book, broken ones included (one or two letters off, or
 /// another folder: `stride` for `reductions/stride`).
-pub fn unknown_id(catalog: &Catalog, id: &str) -> String {
+pub fn unknown_id(catalog: &Catalog, id: &str) -> LookupError {
     let entries = &catalog.entries;
     let broken = entries
         .iter()
         .find(|e| e.example().is_none() && written_id(e) == Some(id));
     if let Some(Err(error)) = broken.map(|e| &e.resolved) {
+        let error = error.to_string();
         let first = error.lines().next().unwrap_or_default();
-        return format!("`{id}` is broken: {first}");
+        return LookupError::BrokenId {
+            id: id.to_string(),
+            first: first.to_string(),
+        };
     }
     let ids: Vec<&str> = entries.iter().filter_map(written_id).collect();
     fn last(id: &str) -> &str {
@@ -42,9 +148,9 @@ pub fn unknown_id(catalog: &Catalog, id: &str) -> String {
     }
     let meant = suggest::closest(id, ids.iter().copied())
         .or_else(|| ids.iter().copied().find(|other| last(other) == last(id)));
-    match meant {
-        Some(m) => format!("no example with id `{id}` in this book; did you mean `{m}`?"),
-        None => format!("no example with id `{id}` in this book"),
+    LookupError::NoSuchId {
+        id: id.to_string(),
+        meant: meant.map(str::to_string),
     }
 }
 
@@ -116,4 +222,56 @@ pub fn not_a_kernel_file(example: &Example, directive: &str) -> Option<String> {
             example.id
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LookupError;
+
+    // The typed lookups say what the page said when they were strings:
+    // the figures a directive asks of a record are named with the id as
+    // written and the size in words.
+    #[test]
+    fn lookup_errors_keep_their_text() {
+        let cases = [
+            (
+                LookupError::NoSuchId {
+                    id: "a".into(),
+                    meant: Some("b".into()),
+                },
+                "no example with id `a` in this book; did you mean `b`?",
+            ),
+            (
+                LookupError::NoTimedResult {
+                    id: "s@STRIDE=4".into(),
+                    size: "N = 2^20".into(),
+                },
+                "`s@STRIDE=4` has no timed result at N = 2^20",
+            ),
+            (
+                LookupError::LacksNamed {
+                    id: "a".into(),
+                    name: "tflops".into(),
+                    size: "N = 2^20".into(),
+                    has: "gbs, ns_per_access".into(),
+                },
+                "`a` has no figure `tflops` at N = 2^20; it has gbs, ns_per_access",
+            ),
+            (
+                LookupError::NoFigure {
+                    id: "a".into(),
+                    figure: "gbs".into(),
+                    n: "1024".into(),
+                },
+                "`a` has no gbs at N = 1024",
+            ),
+            (
+                LookupError::NoGpu,
+                "no example of this book has a current result measured on a GPU",
+            ),
+        ];
+        for (error, want) in cases {
+            assert_eq!(error.to_string(), want);
+        }
+    }
 }

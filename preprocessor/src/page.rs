@@ -51,7 +51,7 @@ impl Page<'_> {
         let results = self.book.results;
         match &found.parsed {
             Err(message) => {
-                report.push(Severity::Malformed, place, &found.text, message);
+                report.push(Severity::Malformed, place, &found.text, message.to_string());
                 render::directive_error(self.target, &format!("{place}: {message}"))
             }
             Ok(directive) if !alone && directive.block_form().is_some() => {
@@ -72,7 +72,7 @@ impl Page<'_> {
                     page.link_from(&self.book.paths, self.source_path);
                 }
                 if let Value::Mistake(message) = &value {
-                    report.push(Severity::Malformed, place, &found.text, message);
+                    report.push(Severity::Malformed, place, &found.text, message.to_string());
                     return render::directive_error(self.target, &format!("{place}: {message}"));
                 }
                 if let Some(reason) = value.problem() {

@@ -4,6 +4,7 @@
 //! views of stored artifacts evaluate directives against them.
 
 use crate::catalog::Catalog;
+use crate::names::LookupError;
 use crate::outcome::Outcome;
 use crate::stored::StoredReports;
 use cuda_measured_core::dims::{Dims, Written};
@@ -61,14 +62,17 @@ impl<'a> Results<'a> {
     /// `size` as a directive writes it, read as a size of example `id`'s
     /// problem (of one dimension, `n`, when the book has no such example,
     /// whose figures are then missing anyway).
-    pub fn size_of(&self, id: &str, size: &Written) -> Result<Dims, String> {
+    pub fn size_of(&self, id: &str, size: &Written) -> Result<Dims, LookupError> {
         let id = crate::example_ref::id_of(id);
         let dims = self
             .catalog
             .by_id(id)
             .and_then(|index| self.catalog.entries[index].example())
             .map_or(cuda_measured_core::dims::N, |e| e.declaration.dims());
-        size.resolve(dims).map_err(|e| format!("`{id}`: {e}"))
+        size.resolve(dims).map_err(|error| LookupError::Size {
+            id: id.to_string(),
+            error,
+        })
     }
 
     /// The example `id` and its current key, when the book has it.
@@ -86,21 +90,19 @@ impl<'a> Results<'a> {
     }
 
     /// The current record of `id`, or why there is none.
-    pub fn record(&self, id: &str) -> Result<&'a Record, String> {
+    pub fn record(&self, id: &str) -> Result<&'a Record, LookupError> {
         let id = crate::example_ref::id_of(id);
         let index = self.catalog.by_id(id).ok_or_else(|| self.unknown_id(id))?;
         match &self.outcomes[index] {
             Outcome::Fresh(r) | Outcome::Unstored { record: r, .. } => Ok(r),
-            Outcome::Stale(_) => Err(format!(
-                "`{id}` was measured for an earlier version of its code"
-            )),
-            Outcome::Missing => Err(format!("`{id}` is not measured yet")),
-            Outcome::Broken(_) => Err(format!("`{id}` is broken, see its panel")),
+            Outcome::Stale(_) => Err(LookupError::Stale(id.to_string())),
+            Outcome::Missing => Err(LookupError::Missing(id.to_string())),
+            Outcome::Broken(_) => Err(LookupError::Broken(id.to_string())),
         }
     }
 
     /// Why no example has id `id` ([`crate::names::unknown_id`]).
-    pub fn unknown_id(&self, id: &str) -> String {
+    pub fn unknown_id(&self, id: &str) -> LookupError {
         crate::names::unknown_id(self.catalog, id)
     }
 
@@ -108,13 +110,13 @@ impl<'a> Results<'a> {
     /// size the example does not declare is named with those it does).
     /// `id` names a value of a swept example as `ID@NAME=VALUE`, whose
     /// figures are those of that value only.
-    pub fn at(&self, id: &str, size: Dims) -> Result<(&'a Record, &'a SizeResult), String> {
+    pub fn at(&self, id: &str, size: Dims) -> Result<(&'a Record, &'a SizeResult), LookupError> {
         let mut value = None;
         if let Ok(example) = crate::names::example(self.catalog, crate::example_ref::id_of(id)) {
             if let Some(undeclared) = crate::names::undeclared_size(example, size) {
-                return Err(undeclared);
+                return Err(LookupError::Undeclared(undeclared));
             }
-            value = crate::example_ref::value_of(example, id, true)?;
+            value = crate::example_ref::value_of(example, id, true).map_err(LookupError::Value)?;
         }
         let record = self.record(id)?;
         // By value: a record keeps the names of several dimensions but not
@@ -125,7 +127,10 @@ impl<'a> Results<'a> {
             .iter()
             .find(|s| s.size().values() == size.values() && s.sweep == value)
             .map(|s| (record, s))
-            .ok_or_else(|| format!("`{id}` has no timed result at {}", size.words()))
+            .ok_or_else(|| LookupError::NoTimedResult {
+                id: id.to_string(),
+                size: size.words(),
+            })
     }
 
     /// [`Results::at`] of a size as a directive writes it.
@@ -133,12 +138,12 @@ impl<'a> Results<'a> {
         &self,
         id: &str,
         size: &Written,
-    ) -> Result<(&'a Record, &'a SizeResult), String> {
+    ) -> Result<(&'a Record, &'a SizeResult), LookupError> {
         self.at(id, self.size_of(id, size)?)
     }
 
     /// The GPU most current records were measured on.
-    pub fn gpu_name(&self) -> Result<String, String> {
+    pub fn gpu_name(&self) -> Result<String, LookupError> {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for record in self.outcomes.iter().filter_map(Outcome::fresh) {
             if let Some(gpu) = &record.gpu {
@@ -149,6 +154,6 @@ impl<'a> Results<'a> {
             .into_iter()
             .max_by_key(|&(name, count)| (count, std::cmp::Reverse(name)))
             .map(|(name, _)| name.to_string())
-            .ok_or_else(|| "no example of this book has a current result measured on a GPU".into())
+            .ok_or(LookupError::NoGpu)
     }
 }

@@ -7,6 +7,32 @@ use crate::fence_info::{self, RunAttrs};
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
+/// Why a `cuda run` block's header cannot be read, with the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// Its info string cannot be read.
+    #[error(transparent)]
+    Info(#[from] fence_info::InfoError),
+    /// It names a file and also holds code.
+    #[error(
+        "this block has file={0} and also code: a file example takes its code from the file, so leave the block empty (or drop file= to write the kernel here)"
+    )]
+    FileAndCode(String),
+    /// It names no file and holds no code.
+    #[error(
+        "this `cuda run` block is empty: write the kernel in it (with id=NAME) or point at a kernel file with file=PATH"
+    )]
+    Empty,
+    /// It gives an anchor but no file.
+    #[error(
+        "anchor= chooses part of a kernel file and needs file=PATH; an inline example shows its whole block"
+    )]
+    AnchorWithoutFile,
+    /// It is inline but has no id.
+    #[error("an inline example needs an id to store its results under: write ```cuda run id=NAME")]
+    NoId,
+}
+
 /// What a runnable block asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunSpec {
@@ -38,7 +64,7 @@ pub struct RunBlock {
     /// 1-based line of the first body line.
     pub body_line: usize,
     /// What the header asks for, or why it cannot be read (with the fix).
-    pub spec: Result<RunSpec, String>,
+    pub spec: Result<RunSpec, SpecError>,
     /// Prefix for every line after the first of a replacement, so that it
     /// stays inside the list item or block quote the block sits in.
     pub continuation: String,
@@ -114,7 +140,7 @@ fn runnable(
     let spec = match fence_info::parse(info) {
         Ok(None) => return None,
         Ok(Some(attrs)) => spec_of(attrs, &body),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(SpecError::from(e)),
     };
     let fence_line = lines.line_of(range.start);
     Some(RunBlock {
@@ -128,7 +154,7 @@ fn runnable(
 }
 
 /// Decides between an inline and a file example.
-fn spec_of(attrs: RunAttrs, body: &str) -> Result<RunSpec, String> {
+fn spec_of(attrs: RunAttrs, body: &str) -> Result<RunSpec, SpecError> {
     let empty = body.trim().is_empty();
     match (attrs.file, empty) {
         (Some(path), true) => Ok(RunSpec::File {
@@ -136,20 +162,12 @@ fn spec_of(attrs: RunAttrs, body: &str) -> Result<RunSpec, String> {
             anchor: attrs.anchor,
             id: attrs.id,
         }),
-        (Some(path), false) => Err(format!(
-            "this block has file={path} and also code: a file example takes its code from the file, so leave the block empty (or drop file= to write the kernel here)"
-        )),
-        (None, true) => Err(
-            "this `cuda run` block is empty: write the kernel in it (with id=NAME) or point at a kernel file with file=PATH".into(),
-        ),
-        (None, false) if attrs.anchor.is_some() => Err(
-            "anchor= chooses part of a kernel file and needs file=PATH; an inline example shows its whole block".into(),
-        ),
+        (Some(path), false) => Err(SpecError::FileAndCode(path)),
+        (None, true) => Err(SpecError::Empty),
+        (None, false) if attrs.anchor.is_some() => Err(SpecError::AnchorWithoutFile),
         (None, false) => match attrs.id {
             Some(id) => Ok(RunSpec::Inline { id }),
-            None => Err(
-                "an inline example needs an id to store its results under: write ```cuda run id=NAME".into(),
-            ),
+            None => Err(SpecError::NoId),
         },
     }
 }
@@ -194,11 +212,11 @@ impl LineIndex {
 mod tests {
     use super::*;
 
-    fn inline(id: &str) -> Result<RunSpec, String> {
+    fn inline(id: &str) -> Result<RunSpec, SpecError> {
         Ok(RunSpec::Inline { id: id.into() })
     }
 
-    fn file(path: &str) -> Result<RunSpec, String> {
+    fn file(path: &str) -> Result<RunSpec, SpecError> {
         Ok(RunSpec::File {
             path: path.into(),
             anchor: None,
@@ -216,7 +234,7 @@ mod tests {
             raw: &'static str,
             fence_line: usize,
             body: &'static str,
-            spec: Result<RunSpec, String>,
+            spec: Result<RunSpec, SpecError>,
             continuation: &'static str,
         }
         let cases = [
@@ -315,7 +333,7 @@ mod tests {
         ];
         for (text, want) in cases {
             let scan = scan(text);
-            let err = scan.blocks[0].spec.clone().unwrap_err();
+            let err = scan.blocks[0].spec.clone().unwrap_err().to_string();
             assert!(err.contains(want), "{text:?}: {err}");
         }
     }

@@ -306,7 +306,7 @@ mod tests {
         wrong.message =
             "at N = 2^20 the sum is 1.0 but the reference is 524288.3: threads overwrite each other"
                 .into();
-        let broken = catalog.entries[5].resolved.clone().unwrap_err();
+        let broken = catalog.entries[5].resolved.clone().unwrap_err().to_string();
         let outcomes = vec![
             Outcome::Fresh(pass.clone()),
             Outcome::Fresh(pass.clone()),

@@ -9,6 +9,7 @@ use crate::artifacts::{allreduce, host, peers, profile, repeatability, sanitizer
 pub use crate::artifacts::{peers::Peers, repeatability::Repeatability};
 use crate::directives::{CeilingField, Directive, Field};
 use crate::figures;
+use crate::names::LookupError;
 #[cfg(test)]
 use crate::outcome::Outcome;
 use crate::results::Results;
@@ -88,7 +89,7 @@ pub struct Rung {
     /// there are none. A bar is the percentage of the datasheet peak for
     /// `gbs` (as ladders always were), of the measured ceiling for a
     /// figure held to one (`tflops`), and of the longest rung otherwise.
-    pub figure: Result<(f64, f64, Status), String>,
+    pub figure: Result<(f64, f64, Status), LookupError>,
 }
 
 impl Ladder {
@@ -116,7 +117,7 @@ impl Ladder {
 }
 
 /// An example of a ladder and its record's size there, or why it has none.
-type Found<'a> = (String, Result<(&'a Record, &'a SizeResult), String>);
+type Found<'a> = (String, Result<(&'a Record, &'a SizeResult), LookupError>);
 
 /// The rungs of a ladder of `figure` from each example's size: the
 /// figure and its bar (see [`Rung`]); an example whose primary figure is
@@ -137,13 +138,17 @@ fn rungs(figure: &str, found: Vec<Found<'_>>) -> Vec<Rung> {
         .map(|(id, f)| {
             let figure = f.and_then(|(r, s)| {
                 if core_figures::primary(s) != figure {
-                    return Err(format!(
-                        "`{id}` reports {}, not {figure} as the ladder's first example does",
-                        core_figures::primary(s)
-                    ));
+                    return Err(LookupError::OtherFigure {
+                        id: id.clone(),
+                        reports: core_figures::primary(s).to_string(),
+                        figure: figure.to_string(),
+                    });
                 }
-                let v = core_figures::value(s, figure)
-                    .ok_or_else(|| format!("`{id}` has no {figure} at N = {}", s.n))?;
+                let v = core_figures::value(s, figure).ok_or_else(|| LookupError::NoFigure {
+                    id: id.clone(),
+                    figure: figure.to_string(),
+                    n: s.n.to_string(),
+                })?;
                 let bar = bar_of(s).unwrap_or(if longest > 0.0 {
                     100.0 * v / longest
                 } else {
@@ -170,10 +175,10 @@ impl Value {
             Value::Peers(p) => p.problem(),
             Value::Repeatability(r) => r.problem(),
             Value::Ladder(ladder) => {
-                let reasons: Vec<&str> = ladder
+                let reasons: Vec<String> = ladder
                     .rungs
                     .iter()
-                    .filter_map(|r| r.figure.as_ref().err().map(String::as_str))
+                    .filter_map(|r| r.figure.as_ref().err().map(LookupError::to_string))
                     .collect();
                 (!reasons.is_empty()).then(|| reasons.join("; "))
             }
@@ -196,7 +201,7 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             }
             let size = match results.size_of(id, size) {
                 Ok(size) => size,
-                Err(mistake) => return Value::Mistake(mistake),
+                Err(mistake) => return Value::Mistake(mistake.to_string()),
             };
             let figure = results
                 .at(id, size)
@@ -206,7 +211,7 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                     text: format!("{text}{}", quick_mark(&[record])),
                     title: source_title(id, size, record),
                 },
-                Err(reason) => Value::Unmeasured(reason),
+                Err(reason) => Value::Unmeasured(reason.to_string()),
             }
         }
         Directive::Ratio { a, b, size } => match (
@@ -226,12 +231,12 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                     source_title("both", sa.size(), ra)
                 ),
             },
-            (Err(reason), _) | (_, Err(reason)) => Value::Unmeasured(reason),
+            (Err(reason), _) | (_, Err(reason)) => Value::Unmeasured(reason.to_string()),
         },
         Directive::Ladder { size, ids } => {
             let shown = match results.size_of(&ids[0], size) {
                 Ok(size) => size,
-                Err(mistake) => return Value::Mistake(mistake),
+                Err(mistake) => return Value::Mistake(mistake.to_string()),
             };
             // A swept example without a value is a bar per value.
             let found: Vec<Found<'_>> = crate::example_ref::ladder_bars(ids, results.catalog())
@@ -264,13 +269,13 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
                 title: "the GPU this book's results were measured on".into(),
                 text: name,
             },
-            Err(reason) => Value::Unmeasured(reason),
+            Err(reason) => Value::Unmeasured(reason.to_string()),
         },
         Directive::Peers { problem } => peers::evaluate(problem, results)
             .map_or_else(Value::from, |view| Value::Peers(Box::new(view))),
         Directive::Profile { id, metric, size } => match results.size_of(id, size) {
             Ok(size) => profile::figure(id, metric, size, results).into(),
-            Err(mistake) => Value::Mistake(mistake),
+            Err(mistake) => Value::Mistake(mistake.to_string()),
         },
         Directive::Repeatability => repeatability::evaluate(results)
             .map_or_else(Value::from, |view| Value::Repeatability(Box::new(view))),
@@ -284,12 +289,12 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
         Directive::Sanitizer { id, check, size } => match results.size_of(id, size) {
             Ok(size) => sanitizer::evaluate(id, check, size, results)
                 .map_or_else(Value::from, |view| Value::Sanitizer(Box::new(view))),
-            Err(mistake) => Value::Mistake(mistake),
+            Err(mistake) => Value::Mistake(mistake.to_string()),
         },
         Directive::Host { id, size } => match results.size_of(id, size) {
             Ok(size) => host::evaluate(id, size, results)
                 .map_or_else(Value::from, |view| Value::Host(Box::new(view))),
-            Err(mistake) => Value::Mistake(mistake),
+            Err(mistake) => Value::Mistake(mistake.to_string()),
         },
         Directive::Allreduce { gpus } => {
             Value::Allreduce(Box::new(allreduce::evaluate(*gpus, results)))
@@ -328,17 +333,20 @@ fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<Strin
 }
 
 /// The text of one `{{#measured}}` figure, or why the record lacks it.
-fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, String> {
-    let lacks = |what: &str| format!("`{id}` has no {what} at {}", s.size().words());
+fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, LookupError> {
+    let lacks = |what: &str| LookupError::Lacks {
+        id: id.to_string(),
+        what: what.to_string(),
+        size: s.size().words(),
+    };
     Ok(match field {
         Field::Named(name) => figures::named(
             name,
-            core_figures::value(s, name).ok_or_else(|| {
-                format!(
-                    "{}; it has {}",
-                    lacks(&format!("figure `{name}`")),
-                    core_figures::names_of(s).join(", ")
-                )
+            core_figures::value(s, name).ok_or_else(|| LookupError::LacksNamed {
+                id: id.to_string(),
+                name: name.to_string(),
+                size: s.size().words(),
+                has: core_figures::names_of(s).join(", "),
             })?,
         ),
         Field::Time => figures::time_us(s.median_us),
@@ -362,7 +370,7 @@ fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, Strin
 fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
     let record = match results.record(id) {
         Ok(record) => record,
-        Err(reason) => return Value::Unmeasured(reason),
+        Err(reason) => return Value::Unmeasured(reason.to_string()),
     };
     let Some(c) = &record.ceilings else {
         return Value::Unmeasured(format!(
@@ -535,12 +543,18 @@ mod tests {
     // the one meant.
     #[test]
     fn unknown_figures_name_the_one_meant() {
-        let err = crate::directives::parse("measured", &["a", "tflop", "2^20"]).unwrap_err();
+        let err = crate::directives::parse("measured", &["a", "tflop", "2^20"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean `tflops`"), "{err}");
-        let err = crate::directives::parse("measured", &["a", "ns_per_acess", "2^20"]).unwrap_err();
+        let err = crate::directives::parse("measured", &["a", "ns_per_acess", "2^20"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean `ns_per_access`"), "{err}");
         assert!(crate::directives::parse("ceiling", &["a", "fp32_fma"]).is_ok());
-        let err = crate::directives::parse("ceiling", &["a", "fp32_fmaa"]).unwrap_err();
+        let err = crate::directives::parse("ceiling", &["a", "fp32_fmaa"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("did you mean `fp32_fma`"), "{err}");
     }
 
@@ -707,24 +721,24 @@ mod tests {
         let stored = StoredReports::new(&settings.results, "results");
         let results = Results::new(&catalog, &outcomes, &stored);
         assert_eq!(
-            results.record("nope").unwrap_err(),
+            results.record("nope").unwrap_err().to_string(),
             "no example with id `nope` in this book"
         );
         assert_eq!(
-            results.record("bad").unwrap_err(),
+            results.record("bad").unwrap_err().to_string(),
             "`bad` is broken: src/ch.md:17: no example header: start the kernel with a `/*+++ ... +++*/` comment holding problem, sizes and [[launch]] (see AUTHORING.md)"
         );
-        let gone = results.record("r/gone").unwrap_err();
+        let gone = results.record("r/gone").unwrap_err().to_string();
         assert!(
             gone.starts_with("`r/gone` is broken: src/ch.md:20: kernels/r/gone.cu:1: cannot read"),
             "{gone}"
         );
         assert_eq!(
-            results.record("r/gnoe").unwrap_err(),
+            results.record("r/gnoe").unwrap_err().to_string(),
             "no example with id `r/gnoe` in this book; did you mean `r/gone`?"
         );
         assert_eq!(
-            results.record("bda").unwrap_err(),
+            results.record("bda").unwrap_err().to_string(),
             "no example with id `bda` in this book; did you mean `bad`?"
         );
     }

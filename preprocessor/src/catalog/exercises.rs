@@ -24,7 +24,7 @@ pub struct ExerciseSlot {
     pub range: Range<usize>,
     /// The stage and the entries of its kernels, or why it cannot be read
     /// (with file, line and fix).
-    pub stage: Result<StageKernels, String>,
+    pub stage: Result<StageKernels, super::ResolveError>,
 }
 
 /// A loaded stage and where its kernels are in the catalog.
@@ -65,11 +65,11 @@ pub fn register(
         };
         let slot = catalog.exercises.len();
         let stage = exercise::load(&settings.root, &settings.kernels, name).map_err(|e| match e {
-            StageError::NotFound(message) => format!(
-                "{}: {message}",
-                chapter.place_at(settings, found.range.start)
-            ),
-            at @ StageError::At { .. } => at.to_string(),
+            StageError::NotFound(message) => super::ResolveError::NoStage {
+                place: chapter.place_at(settings, found.range.start),
+                message,
+            },
+            at @ StageError::At { .. } => super::ResolveError::Stage(at),
         });
         let stage = stage.map(|stage| {
             let mut add = |kernel: &KernelRef| {

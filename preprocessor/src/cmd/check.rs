@@ -77,7 +77,7 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
             Err(message) => Verdict {
                 ok: false,
                 summary: "does not resolve".into(),
-                log: message.clone(),
+                log: message.to_string(),
             },
             Ok(resolved) => match compiled.next() {
                 Some(CompileVerdict::NoNvrtc { message }) => {

@@ -30,7 +30,7 @@ pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
     let mut out = Vec::new();
     for id in directive.ids() {
         match example(catalog, id) {
-            Err(reason) => out.push(reason),
+            Err(reason) => out.push(reason.to_string()),
             Ok(example) => out.extend(size.and_then(|n| undeclared_written(example, n))),
         }
     }
@@ -54,7 +54,7 @@ pub fn check(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) -
         for found in find(&chapter.content, scan) {
             let place = chapter.place_at(settings, found.range.start);
             let reasons = match &found.parsed {
-                Err(message) => vec![message.clone()],
+                Err(message) => vec![message.to_string()],
                 Ok(directive) => mistakes(directive, catalog),
             };
             for reason in reasons {

@@ -33,7 +33,7 @@ pub fn mistakes(directive: &Directive, catalog: &Catalog) -> Vec<String> {
         };
         match (tool, &example.declaration.sweep) {
             (Some(tool), Some(sweep)) => out.push(not_taken_yet(&example.id, sweep, tool)),
-            _ => out.extend(value_of(example, w, required).err()),
+            _ => out.extend(value_of(example, w, required).err().map(|e| e.to_string())),
         }
     }
     out.dedup();

@@ -176,7 +176,7 @@ mod tests {
                 },
                 crate::values::Rung {
                     id: "b".into(),
-                    figure: Err("`b` is not measured yet".into()),
+                    figure: Err(crate::names::LookupError::Missing("b".into())),
                 },
                 crate::values::Rung {
                     id: "c".into(),
@@ -324,7 +324,7 @@ mod tests {
                 },
                 crate::values::Rung {
                     id: "b".into(),
-                    figure: Err("`b` is not measured yet".into()),
+                    figure: Err(crate::names::LookupError::Missing("b".into())),
                 },
             ],
         }));

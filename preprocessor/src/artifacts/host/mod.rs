@@ -235,7 +235,7 @@ pub fn evaluate(
     results: &Results<'_>,
 ) -> Result<HostView, Shown> {
     let Some((example, key)) = results.example(id) else {
-        return Err(Shown::Mistake(results.unknown_id(id)));
+        return Err(Shown::Mistake(results.unknown_id(id).to_string()));
     };
     if let Some(mistake) = crate::names::undeclared_size(example, size)
         .or_else(|| crate::names::not_a_kernel_file(example, "{{#host}}"))

@@ -21,7 +21,7 @@ pub enum ProfileError {
     /// The example is not the book's, is broken or does not declare the
     /// size (the reason of [`crate::names`]).
     #[error("{0}")]
-    Example(String),
+    Example(crate::names::LookupError),
     /// No profile could be read.
     #[error("no profile of `{id}` was collected ({reason})")]
     NotCollected {

@@ -100,7 +100,9 @@ pub fn values(
 ) -> Result<(Profile, Vec<(String, Metric)>), ProfileError> {
     let example = crate::names::example(results.catalog(), id).map_err(ProfileError::Example)?;
     if let Some(undeclared) = crate::names::undeclared_size(example, size) {
-        return Err(ProfileError::Example(undeclared));
+        return Err(ProfileError::Example(
+            crate::names::LookupError::Undeclared(undeclared),
+        ));
     }
     let Some((key, _)) = results.current(id) else {
         return Err(ProfileError::Example(results.unknown_id(id)));

@@ -207,7 +207,7 @@ pub fn evaluate(
     results: &Results<'_>,
 ) -> Result<SanitizerView, Shown> {
     let Some((example, key)) = results.example(id) else {
-        return Err(Shown::Mistake(results.unknown_id(id)));
+        return Err(Shown::Mistake(results.unknown_id(id).to_string()));
     };
     if let Some(mistake) =
         undeclared_size(example, size).or_else(|| not_a_kernel_file(example, "{{#sanitizer}}"))

@@ -254,7 +254,7 @@ pub fn awaits_listing(target: &SassTarget, results: &Results<'_>) -> bool {
 fn view(target: &SassTarget, results: &Results<'_>) -> Result<SassView, Shown> {
     let id = &target.id;
     let Some((example, key)) = results.example(id) else {
-        return Err(Shown::Mistake(results.unknown_id(id)));
+        return Err(Shown::Mistake(results.unknown_id(id).to_string()));
     };
     let region = match &target.anchor {
         None => None,

@@ -104,10 +104,10 @@ fn stages_that_do_not_load_say_where() {
     ]);
     let text = "{{#exercise t/stge1}}\n\n{{#exercise t/stage2}}\n\n{{#exercise t/stage1}}\n";
     let catalog = Catalog::build(&settings, &[chapter("ch.md", text)]);
-    let errors: Vec<&str> = catalog
+    let errors: Vec<String> = catalog
         .exercises
         .iter()
-        .filter_map(|s| s.stage.as_ref().err().map(String::as_str))
+        .filter_map(|s| s.stage.as_ref().err().map(ToString::to_string))
         .collect();
     assert_eq!(
         errors,
@@ -117,7 +117,11 @@ fn stages_that_do_not_load_say_where() {
         ]
     );
     assert_eq!(catalog.entries.len(), 2);
-    let broken = catalog.entries[1].resolved.as_ref().unwrap_err();
+    let broken = catalog.entries[1]
+        .resolved
+        .as_ref()
+        .unwrap_err()
+        .to_string();
     assert!(
         broken.starts_with("kernels/exercise/t/stage1.toml:4: kernels/exercise/t/b.cu:1:"),
         "{broken}"

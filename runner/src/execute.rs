@@ -64,11 +64,22 @@ pub struct Settings {
     pub samples_dir: Option<std::path::PathBuf>,
 }
 
+impl Settings {
+    /// The settings as the parent gave them in this process's environment:
+    /// what the `measure` and `worker` commands read once, at their start.
+    pub fn from_env() -> Settings {
+        Settings {
+            data_dir: std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into),
+            samples_dir: std::env::var_os(crate::diagnostics::ENV_SAMPLES_DIR).map(Into::into),
+        }
+    }
+}
+
 /// Runs `example` as process `process` of `processes` (each samples with
 /// its [`measure::Policy::share`] of the budget) and returns its record with
 /// the raw samples of every timed size; never panics on kernel failures.
-/// Opens the GPU for this one example ([`Device::open`]); a warm worker
-/// opens it once and calls [`run_example_on`] for each example.
+/// Opens the GPU for this one example; a warm worker keeps it open across
+/// examples ([`run_example_keeping`]).
 pub fn run_example(
     example: &Example,
     key: &str,
@@ -76,25 +87,42 @@ pub fn run_example(
     processes: usize,
     settings: &Settings,
 ) -> Measured {
+    run_example_keeping(&mut None, example, key, process, processes, settings)
+}
+
+/// [`run_example`] on the GPU `device` holds, opening it first when it
+/// holds none (a process's first example, whose record then carries the
+/// cost of opening it, or says why it could not be opened).
+pub fn run_example_keeping(
+    device: &mut Option<Device>,
+    example: &Example,
+    key: &str,
+    process: usize,
+    processes: usize,
+    settings: &Settings,
+) -> Measured {
     let started = Instant::now();
-    let mut cost = Cost::default();
-    let mut device = match Device::open(settings, &mut cost) {
-        Ok(device) => device,
-        Err(stop) => {
-            let mut record = Record::failure(example, key, stop.status, stop.message, stop.log);
-            record.processes = 1;
-            record.cost = Some(cost);
-            record.wall_s = started.elapsed().as_secs_f64();
-            return Measured {
-                record,
-                samples_us: Vec::new(),
-            };
+    let mut opening = Cost::default();
+    if device.is_none() {
+        match Device::open(settings, &mut opening) {
+            Ok(opened) => *device = Some(opened),
+            Err(stop) => {
+                let mut record = Record::failure(example, key, stop.status, stop.message, stop.log);
+                record.processes = 1;
+                record.cost = Some(opening);
+                record.wall_s = started.elapsed().as_secs_f64();
+                return Measured {
+                    record,
+                    samples_us: Vec::new(),
+                };
+            }
         }
-    };
-    let mut measured = run_example_on(&mut device, example, key, process, processes, settings);
+    }
+    let device = device.as_mut().expect("opened above");
+    let mut measured = run_example_on(device, example, key, process, processes, settings);
     if let Some(c) = &mut measured.record.cost {
-        c.context_s += cost.context_s;
-        c.support_s += cost.support_s;
+        c.context_s += opening.context_s;
+        c.support_s += opening.support_s;
     }
     measured.record.wall_s = started.elapsed().as_secs_f64();
     measured
@@ -103,7 +131,7 @@ pub fn run_example(
 /// [`run_example`] on a GPU already open: the context, the support
 /// kernels, the device's limits and its ceilings are the device's, made
 /// once for every example this process measures.
-pub fn run_example_on(
+fn run_example_on(
     device: &mut Device,
     example: &Example,
     key: &str,
@@ -215,25 +243,6 @@ impl Device {
             gpu_tag,
             ceilings: None,
         })
-    }
-
-    /// Opens the GPU for a warm worker, as [`run_example`] does, with the
-    /// seconds it took (context and support); or the record of `example`
-    /// (the worker's first job) saying why it could not.
-    pub fn open_for_worker(
-        settings: &Settings,
-        example: &Example,
-        key: &str,
-    ) -> Result<(Device, Cost), Box<Record>> {
-        let mut cost = Cost::default();
-        Device::open(settings, &mut cost)
-            .map(|device| (device, cost))
-            .map_err(|stop| {
-                let mut record = Record::failure(example, key, stop.status, stop.message, stop.log);
-                record.processes = 1;
-                record.cost = Some(cost);
-                Box::new(record)
-            })
     }
 
     /// Waits for everything queued on the GPU, so that a kernel's device

@@ -328,7 +328,7 @@ fn run_child(
 }
 
 /// Two log parts, separated by a blank line when both are present.
-fn join_logs(first: &str, second: &str) -> String {
+pub(crate) fn join_logs(first: &str, second: &str) -> String {
     match (first.trim().is_empty(), second.trim().is_empty()) {
         (_, true) => first.to_string(),
         (true, false) => second.to_string(),

@@ -26,7 +26,7 @@
 
 use crate::child::Captured;
 use crate::example::Example;
-use crate::isolate::{ChildEnv, ChildFailure, PRINTF_CAP};
+use crate::isolate::{ChildEnv, ChildFailure, PRINTF_CAP, join_logs};
 use crate::pool::Measured;
 use crate::record::{GpuFacts, Record, Status};
 use serde::{Deserialize, Serialize};
@@ -307,15 +307,6 @@ fn read_jobs_output(mut stdout: impl Read, marker: &[u8], events: &mpsc::Sender<
     }
     printed.push(&pending);
     let _ = events.send(Event::Closed(printed));
-}
-
-/// Two log parts, separated by a blank line when both are present.
-fn join_logs(first: &str, second: &str) -> String {
-    match (first.trim().is_empty(), second.trim().is_empty()) {
-        (_, true) => first.to_string(),
-        (true, false) => second.to_string(),
-        (false, false) => format!("{}\n\n{second}", first.trim_end()),
-    }
 }
 
 impl std::fmt::Debug for Workers {

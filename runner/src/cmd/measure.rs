@@ -23,10 +23,7 @@ pub fn execute(args: Args) -> Result<()> {
     let text =
         std::fs::read_to_string(job).with_context(|| format!("reading {}", job.display()))?;
     let job: isolate::OwnedJob = serde_json::from_str(&text).context("parsing the job")?;
-    let settings = run::Settings {
-        data_dir: std::env::var_os(cuda_runner::problem::cache::DATA_DIR_VAR).map(Into::into),
-        samples_dir: std::env::var_os(cuda_runner::diagnostics::ENV_SAMPLES_DIR).map(Into::into),
-    };
+    let settings = run::Settings::from_env();
     let measured = run::run_example(
         &job.example,
         &job.key,

@@ -11,7 +11,6 @@ use anyhow::{Context, Result};
 use cuda_measured_core::workers::{WorkerJob, keeps_worker, sentinel};
 use cuda_runner::execute::{self as run, Device};
 use cuda_runner::isolate::OwnedJob;
-use cuda_runner::pool::Measured;
 use std::io::{BufRead, Write};
 
 /// Arguments of `worker`.
@@ -24,10 +23,7 @@ pub struct Args {
 
 /// Measures the jobs of stdin until it closes.
 pub fn execute(args: Args) -> Result<()> {
-    let settings = run::Settings {
-        data_dir: std::env::var_os(cuda_runner::problem::cache::DATA_DIR_VAR).map(Into::into),
-        samples_dir: std::env::var_os(cuda_runner::diagnostics::ENV_SAMPLES_DIR).map(Into::into),
-    };
+    let settings = run::Settings::from_env();
     let end = sentinel(&args.sentinel);
     let mut device: Option<Device> = None;
     for line in std::io::stdin().lock().lines() {
@@ -37,7 +33,14 @@ pub fn execute(args: Args) -> Result<()> {
         }
         let WorkerJob { job, out }: WorkerJob<OwnedJob> =
             serde_json::from_str(&line).context("parsing a job")?;
-        let measured = measure(&mut device, &settings, &job);
+        let measured = run::run_example_keeping(
+            &mut device,
+            &job.example,
+            &job.key,
+            job.process,
+            job.processes,
+            &settings,
+        );
         let keep = keeps_worker(measured.record.status);
         std::fs::write(&out, serde_json::to_vec(&measured)?)
             .with_context(|| format!("writing {}", out.display()))?;
@@ -56,42 +59,4 @@ pub fn execute(args: Args) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// One job, on the device opened by the first.
-fn measure(device: &mut Option<Device>, settings: &run::Settings, job: &OwnedJob) -> Measured {
-    let started = std::time::Instant::now();
-    let mut opened = None;
-    if device.is_none() {
-        match Device::open_for_worker(settings, &job.example, &job.key) {
-            Ok((d, cost)) => {
-                *device = Some(d);
-                opened = Some(cost);
-            }
-            Err(record) => {
-                let mut record = *record;
-                record.wall_s = started.elapsed().as_secs_f64();
-                return Measured {
-                    record,
-                    samples_us: Vec::new(),
-                };
-            }
-        }
-    }
-    let d = device.as_mut().expect("opened above");
-    let mut measured = run::run_example_on(
-        d,
-        &job.example,
-        &job.key,
-        job.process,
-        job.processes,
-        settings,
-    );
-    // The first job carries the cost of opening the GPU.
-    if let (Some(open), Some(cost)) = (opened, &mut measured.record.cost) {
-        cost.context_s += open.context_s;
-        cost.support_s += open.support_s;
-    }
-    measured.record.wall_s = started.elapsed().as_secs_f64();
-    measured
 }

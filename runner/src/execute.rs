@@ -19,6 +19,7 @@ use crate::problem::{
     cache::SharedData,
 };
 use crate::record::{Cost, EdgeCheck, Record, SizeResult, Status};
+use crate::resident::ResidentInputs;
 use crate::signature;
 use crate::size::Size;
 use cuda_measured_core::problem::draw::INPUT_SEED;
@@ -62,7 +63,21 @@ pub struct Settings {
     /// Where raw samples are written, one file per timed size
     /// ([`crate::diagnostics::ENV_SAMPLES_DIR`]); `None`: nowhere.
     pub samples_dir: Option<std::path::PathBuf>,
+    /// Bytes of inputs this process keeps on the GPU between examples
+    /// ([`RESIDENT_VAR`] MiB, default [`crate::resident::DEFAULT_CAP`]; 0
+    /// uploads every example's inputs afresh).
+    pub resident_bytes: u64,
+    /// Whether an answer is judged on a thread of its own while the GPU
+    /// times its size (unless [`OVERLAP_VAR`] is `0`).
+    pub overlap_checks: bool,
 }
+
+/// The environment variable that turns [`Settings::overlap_checks`] off
+/// (`0`).
+pub const OVERLAP_VAR: &str = "CUDA_MEASURED_OVERLAP_CHECKS";
+
+/// The environment variable that sets [`Settings::resident_bytes`], in MiB.
+pub const RESIDENT_VAR: &str = "CUDA_MEASURED_RESIDENT_MIB";
 
 impl Settings {
     /// The settings as the parent gave them in this process's environment:
@@ -71,6 +86,11 @@ impl Settings {
         Settings {
             data_dir: std::env::var_os(problem::cache::DATA_DIR_VAR).map(Into::into),
             samples_dir: std::env::var_os(crate::diagnostics::ENV_SAMPLES_DIR).map(Into::into),
+            resident_bytes: std::env::var(RESIDENT_VAR)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map_or(crate::resident::DEFAULT_CAP, |mib| mib << 20),
+            overlap_checks: std::env::var(OVERLAP_VAR).map_or(true, |v| v.trim() != "0"),
         }
     }
 }
@@ -180,6 +200,10 @@ pub struct Device {
     gpu_tag: String,
     /// The read and copy ceilings and launch floor, once measured.
     ceilings: Option<Ceilings>,
+    /// Page-locked chunks the inputs go to the GPU through.
+    staging: crate::upload::Staging,
+    /// Inputs kept on the GPU for the next example of the same data.
+    resident: ResidentInputs,
 }
 
 impl Device {
@@ -234,6 +258,12 @@ impl Device {
                 .replace(':', "-"),
             facts.name.replace(' ', "_")
         );
+        let staging = crate::upload::Staging::new(&ctx).map_err(|e| {
+            Stop::new(
+                Status::Fault,
+                format!("allocating page-locked staging memory failed: {e}"),
+            )
+        })?;
         Ok(Device {
             ctx,
             facts,
@@ -242,6 +272,8 @@ impl Device {
             limits,
             gpu_tag,
             ceilings: None,
+            staging,
+            resident: ResidentInputs::new(settings.resident_bytes),
         })
     }
 
@@ -297,6 +329,8 @@ fn run_into(
         limits: device_limits,
         gpu_tag,
         ceilings: known_ceilings,
+        staging,
+        resident,
     } = device;
     let (ctx, facts, arch, gpu_tag) = (&*ctx, &*facts, arch.as_str(), gpu_tag.clone());
     let device_limits = &*device_limits;
@@ -422,6 +456,9 @@ fn run_into(
                 gpu_tag: gpu_tag.clone(),
                 policy,
                 process,
+                staging: &mut *staging,
+                resident: &mut *resident,
+                overlap_checks: settings.overlap_checks,
             },
             record,
             samples_us,
@@ -529,6 +566,9 @@ struct Shared<'a> {
     gpu_tag: String,
     policy: &'a measure::Policy,
     process: usize,
+    staging: &'a mut crate::upload::Staging,
+    resident: &'a mut ResidentInputs,
+    overlap_checks: bool,
 }
 
 /// Checks `point` at the problem's edge sizes and checks and times it at
@@ -565,6 +605,9 @@ fn run_sizes(
         gpu_tag,
         policy,
         process,
+        staging,
+        resident,
+        overlap_checks,
     } = shared;
     let mut runner = SizeRunner {
         ctx,
@@ -581,12 +624,9 @@ fn run_sizes(
         gpu_tag,
         policy,
         process,
-        staging: crate::upload::Staging::new(ctx).map_err(|e| {
-            Stop::new(
-                Status::Fault,
-                format!("allocating page-locked staging memory failed: {e}"),
-            )
-        })?,
+        staging,
+        resident,
+        overlap_checks,
         inputs_s: 0.0,
         checks_s: 0.0,
     };
@@ -725,7 +765,11 @@ struct SizeRunner<'a> {
     policy: &'a measure::Policy,
     process: usize,
     /// Page-locked chunks the inputs go to the GPU through.
-    staging: crate::upload::Staging,
+    staging: &'a mut crate::upload::Staging,
+    /// Inputs kept on the GPU from earlier runs of this process.
+    resident: &'a mut ResidentInputs,
+    /// Whether a timed size's answer is judged while it is timed.
+    overlap_checks: bool,
     /// Seconds spent drawing inputs and copying them to the GPU.
     inputs_s: f64,
     /// Seconds spent copying answers back and checking them.
@@ -758,9 +802,20 @@ impl SizeRunner<'_> {
             INPUT_SEED,
             data,
         );
-        let mut buffers =
-            Buffers::allocate(self.problem, &plan, prepared, &mut self.staging, &stream)
-                .map_err(measure::classify_queue_error)?;
+        let keep = Keep {
+            resident: &mut *self.resident,
+            digest: &self.digest,
+            data: problem::cache::data_key(self.problem, &plan.instance, INPUT_SEED, data),
+        };
+        let mut buffers = Buffers::allocate(
+            self.problem,
+            &plan,
+            prepared,
+            self.staging,
+            Some(keep),
+            &stream,
+        )
+        .map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         self.inputs_s += drawn.elapsed().as_secs_f64();
         let bindings =
@@ -802,14 +857,32 @@ impl SizeRunner<'_> {
         poisoned_work(&stream).map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         let checked = Instant::now();
-        let mut check = buffers
-            .check(self.problem, &plan, data, &self.digest, &stream)
+        let key = buffers
+            .answer_key(&self.digest, &stream)
             .map_err(RunError::Fault)?;
+        let known = buffers.judge().verdict(key);
+        if known.is_none() {
+            buffers.copy_answers(&stream).map_err(RunError::Fault)?;
+        }
+        // An answer not judged yet is judged now, or, at a timed size,
+        // on a thread of its own while the GPU times the size: the
+        // judging needs only the host copies, and the timed runs only the
+        // device buffers.
+        let deferred = known.is_none() && timing.is_some() && self.overlap_checks;
+        let first = match known {
+            Some(verdict) => Some(verdict),
+            None if deferred => None,
+            None => Some(
+                buffers
+                    .judge()
+                    .judge(self.problem, &plan.instance, data, key),
+            ),
+        };
         self.checks_s += checked.elapsed().as_secs_f64();
 
         let Some(t) = timing else {
             return Ok(Outcome {
-                check,
+                check: first.expect("an untimed size is judged at once"),
                 figures: None,
             });
         };
@@ -818,15 +891,39 @@ impl SizeRunner<'_> {
         } else {
             measure::Sampling::COLD
         };
-        let samples = t.timer.sample(
-            self.policy,
-            sampling,
-            |s| {
-                buffers.reset(s, false)?;
-                setup(s)
-            },
-            work,
-        )?;
+        let lent = if deferred { buffers.judge.take() } else { None };
+        let (problem, instance) = (self.problem, plan.instance);
+        let mut waited_s = 0.0;
+        let (samples, judged) = std::thread::scope(|scope| {
+            let judging = lent.map(|mut judge| {
+                scope.spawn(move || {
+                    let verdict = judge.judge(problem, &instance, data, key);
+                    (verdict, judge)
+                })
+            });
+            let samples = t.timer.sample(
+                self.policy,
+                sampling,
+                |s| {
+                    buffers.reset(s, false)?;
+                    setup(s)
+                },
+                work,
+            );
+            let waiting = Instant::now();
+            let judged = judging.map(|h| h.join().expect("the checking thread panicked"));
+            waited_s = waiting.elapsed().as_secs_f64();
+            (samples, judged)
+        });
+        self.checks_s += waited_s;
+        let mut check = match judged {
+            Some((verdict, judge)) => {
+                buffers.judge = Some(judge);
+                verdict
+            }
+            None => first.expect("an answer not lent out was judged at once"),
+        };
+        let samples = samples?;
         // One file per value of a sweep, named `ID@NAME=VALUE-...`.
         let dumped_id = match self.example.declaration.chosen() {
             Some(v) => format!("{}{}", self.example.id, v.suffix()),
@@ -940,11 +1037,10 @@ fn launch_all(
 /// Device buffers of one run, by name, with the inputs' host copies and
 /// the reference the check needs.
 struct Buffers {
-    prepared: SharedData,
-    /// Host copies of the outputs, allocated once and refilled by every
-    /// check (no fresh pages of hundreds of MiB per check).
-    answers: Vec<HostData>,
-    inputs: Vec<(String, CudaSlice<u8>)>,
+    /// What judges the answers; lent to a checking thread while the size
+    /// is timed ([`SizeRunner::run`]), otherwise always here.
+    judge: Option<Judge>,
+    inputs: Vec<(String, Arc<CudaSlice<u8>>)>,
     outputs: Vec<(String, Elem, Start, CudaSlice<u8>)>,
     scratch: Vec<(String, ScratchBuffer, CudaSlice<u8>)>,
 }
@@ -955,7 +1051,16 @@ enum Start {
     Init(OutputInit),
     /// Restored from this copy of its drawn values (an input the kernel
     /// updates in place).
-    Restore(CudaSlice<u8>),
+    Restore(Arc<CudaSlice<u8>>),
+}
+
+/// Where an upload's buffers are kept for the next run of the same data,
+/// and under what name.
+struct Keep<'a> {
+    resident: &'a mut ResidentInputs,
+    digest: &'a crate::digest::AnswerDigest,
+    /// The data's name ([`problem::cache::data_key`]).
+    data: String,
 }
 
 impl Buffers {
@@ -964,42 +1069,61 @@ impl Buffers {
         plan: &ResolvedPlan,
         prepared: SharedData,
         staging: &mut crate::upload::Staging,
+        mut keep: Option<Keep<'_>>,
         stream: &Arc<CudaStream>,
     ) -> Result<Self, DriverError> {
-        let mut b = Buffers {
+        let mut judge = Judge {
             prepared,
             answers: Vec::new(),
+        };
+        let mut b = Buffers {
+            judge: None,
             inputs: Vec::new(),
             outputs: Vec::new(),
             scratch: Vec::new(),
         };
-        // An input's drawn values, copied to the device.
+        // An input's drawn values on the device: kept from an earlier run
+        // of the same data, or copied now (and kept).
         let mut upload = |prepared: &SharedData, name: &str| {
+            let key = keep.as_ref().map(|k| format!("{}/{name}", k.data));
+            if let (Some(k), Some(key)) = (keep.as_mut(), key.as_deref())
+                && let Some(kept) = k.resident.get(key, k.digest, stream)?
+            {
+                return Ok(kept);
+            }
             let bytes = prepared
                 .input_bytes(name)
                 .expect("a problem prepares every input it declares");
-            staging.upload(stream, bytes)
+            let dev = Arc::new(staging.upload(stream, bytes)?);
+            if let (Some(k), Some(key)) = (keep.as_mut(), key.as_deref()) {
+                k.resident.put(key, &dev, k.digest, stream)?;
+            }
+            Ok::<_, DriverError>(dev)
         };
         for spec in problem.buffers(&plan.instance) {
             match spec.role {
                 BufferRole::Input => {
-                    let dev = upload(&b.prepared, spec.name)?;
+                    let dev = upload(&judge.prepared, spec.name)?;
                     b.inputs.push((spec.name.to_string(), dev));
                 }
                 BufferRole::Output(init) => {
                     let bytes = spec.len.max(1) * spec.elem.bytes();
                     // SAFETY: reset() writes every element before each run.
                     let dev = unsafe { stream.alloc::<u8>(bytes as usize)? };
-                    b.answers
-                        .push(HostData::zeroed(spec.elem, spec.len.max(1) as usize));
+                    judge.answers.push((
+                        spec.name.to_string(),
+                        HostData::zeroed(spec.elem, spec.len.max(1) as usize),
+                    ));
                     b.outputs
                         .push((spec.name.to_string(), spec.elem, Start::Init(init), dev));
                 }
                 BufferRole::InOut => {
-                    let pristine = upload(&b.prepared, spec.name)?;
-                    let dev = stream.clone_dtod(&pristine)?;
-                    b.answers
-                        .push(HostData::zeroed(spec.elem, spec.len.max(1) as usize));
+                    let pristine = upload(&judge.prepared, spec.name)?;
+                    let dev = stream.clone_dtod(&*pristine)?;
+                    judge.answers.push((
+                        spec.name.to_string(),
+                        HostData::zeroed(spec.elem, spec.len.max(1) as usize),
+                    ));
                     b.outputs.push((
                         spec.name.to_string(),
                         spec.elem,
@@ -1017,6 +1141,7 @@ impl Buffers {
                 unsafe { stream.alloc::<u8>((spec.len.max(1) * spec.elem.bytes()) as usize)? };
             b.scratch.push((name.clone(), *spec, dev));
         }
+        b.judge = Some(judge);
         Ok(b)
     }
 
@@ -1102,6 +1227,29 @@ impl Buffers {
             .any(|(_, spec, _)| spec.init != ScratchInit::Kept)
     }
 
+    /// The key of the answer now in the outputs: a digest of each taken
+    /// on the GPU, so that an answer already judged is never copied back.
+    fn answer_key(
+        &self,
+        digest: &crate::digest::AnswerDigest,
+        stream: &Arc<CudaStream>,
+    ) -> Result<u128, DriverError> {
+        let mut parts = Vec::with_capacity(self.outputs.len());
+        for (name, _, _, dev) in &self.outputs {
+            parts.push((name.as_str(), dev.len() as u64, digest.of(dev, stream)?));
+        }
+        Ok(problem::cache::answer_key(&parts))
+    }
+
+    /// Copies the outputs into the judge's host copies.
+    fn copy_answers(&mut self, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+        let judge = self.judge.as_mut().expect("the judge is back");
+        for ((_, _, _, dev), (_, host)) in self.outputs.iter().zip(&mut judge.answers) {
+            stream.memcpy_dtoh(dev, host.as_bytes_mut())?;
+        }
+        stream.synchronize()
+    }
+
     /// Judges the answer: by the verdict kept for an identical answer
     /// (known from its digest, taken on the GPU, without copying it back),
     /// else copied back and checked against the reference.
@@ -1113,28 +1261,54 @@ impl Buffers {
         digest: &crate::digest::AnswerDigest,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
-        let mut parts = Vec::with_capacity(self.outputs.len());
-        for (name, _, _, dev) in &self.outputs {
-            parts.push((name.as_str(), dev.len() as u64, digest.of(dev, stream)?));
-        }
-        let key = problem::cache::answer_key(&parts);
-        if let Some(known) = self.prepared.verdict(key) {
+        let key = self.answer_key(digest, stream)?;
+        if let Some(known) = self.judge().verdict(key) {
             return Ok(known);
         }
-        for ((_, _, _, dev), host) in self.outputs.iter().zip(&mut self.answers) {
-            stream.memcpy_dtoh(dev, host.as_bytes_mut())?;
-        }
-        stream.synchronize()?;
+        self.copy_answers(stream)?;
+        Ok(self.judge().judge(problem, &plan.instance, data, key))
+    }
+
+    fn judge(&mut self) -> &mut Judge {
+        self.judge.as_mut().expect("the judge is back")
+    }
+}
+
+/// The host side of a check: the prepared data (the reference read only
+/// when an answer needs judging) and host copies of the outputs,
+/// allocated once and refilled by every check (no fresh pages of hundreds
+/// of MiB per check). It owns no device memory, so it can judge on a
+/// thread of its own while the GPU times the same size.
+struct Judge {
+    prepared: SharedData,
+    /// Each output's name and host copy.
+    answers: Vec<(String, HostData)>,
+}
+
+impl Judge {
+    /// The verdict kept for an answer with this key, if any.
+    fn verdict(&self, key: u128) -> Option<problem::CheckOutcome> {
+        self.prepared.verdict(key)
+    }
+
+    /// Checks the host copies against the reference and keeps the verdict
+    /// under `key`.
+    fn judge(
+        &mut self,
+        problem: &dyn Problem,
+        instance: &problem::Instance,
+        data: Data,
+        key: u128,
+    ) -> problem::CheckOutcome {
         let outputs: Vec<(&str, &HostData)> = self
-            .outputs
+            .answers
             .iter()
-            .zip(&self.answers)
-            .map(|((name, ..), host)| (name.as_str(), host))
+            .map(|(name, host)| (name.as_str(), host))
             .collect();
         let prepared = self.prepared.with_reference(problem.check_reads_inputs());
-        let outcome = problem.check(&plan.instance, prepared, &outputs, data);
+        let outcome = problem.check(instance, prepared, &outputs, data);
         self.prepared.remember(key, &outcome);
-        Ok(outcome)
+        outcome
     }
 }
 
@@ -1324,7 +1498,7 @@ pub fn launch_once(example: &Example, size: crate::dims::Dims) -> anyhow::Result
     let stream = ctx.default_stream();
     let prepared = SharedData::open(None, &*problem, &plan.instance, INPUT_SEED, Data::Timed);
     let mut staging = crate::upload::Staging::new(&ctx)?;
-    let buffers = Buffers::allocate(&*problem, &plan, prepared, &mut staging, &stream)?;
+    let buffers = Buffers::allocate(&*problem, &plan, prepared, &mut staging, None, &stream)?;
     let bindings = binding::bind(example, &*problem, &plan).map_err(anyhow::Error::msg)?;
     let args = buffers
         .args(&bindings, &stream)

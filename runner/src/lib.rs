@@ -16,6 +16,7 @@ pub mod execute;
 pub mod fault_cause;
 pub mod listing;
 pub mod measure;
+pub mod resident;
 pub mod sanitize;
 pub mod transfer;
 pub mod upload;

@@ -42,6 +42,7 @@ pub fn pool(mut runs: Vec<Measured>) -> Record {
         .iter()
         .filter_map(|m| m.record.cost)
         .reduce(crate::record::Cost::plus);
+    out.cost_by_process = runs.iter().filter_map(|m| m.record.cost).collect();
     out.measured_at = runs
         .iter()
         .map(|m| m.record.measured_at.clone())

@@ -309,6 +309,11 @@ pub struct Record {
     /// was kept, and in records that failed before any process reported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// The same, for each process in the order they ran (the first one
+    /// draws the data and judges the answers the others find judged);
+    /// empty for one process and in records measured before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cost_by_process: Vec<Cost>,
 }
 
 /// Where an example's measuring time went: seconds, summed over its
@@ -411,6 +416,7 @@ impl Record {
             sizes: Vec::new(),
             edge_checks: Vec::new(),
             cost: None,
+            cost_by_process: Vec::new(),
         }
     }
 }

@@ -222,19 +222,27 @@ pub fn once_per_session_bytes<E>(
 }
 
 fn file_of(dir: &Path, problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> PathBuf {
+    dir.join(format!("{}.bin", data_key(problem, i, seed, data)))
+}
+
+/// The name of the data `problem` draws for `instance` from `seed`: its
+/// name, data tag and version, the element type, the shape, the seed and
+/// the kind of data. Two runs with the same name are given the same bytes
+/// (the shared file's stem, and the key of inputs kept on the GPU).
+pub fn data_key(problem: &dyn Problem, i: &Instance, seed: u64, data: Data) -> String {
     let tag = problem.data_tag();
     let shape = match i.shape.dims {
         Some(dims) => dims.file_stem(),
         None => format!("{}x{}", i.shape.rows, i.shape.cols),
     };
-    dir.join(format!(
-        "{}{}{tag}-v{}-{}-{shape}-{seed:x}-{}.bin",
+    format!(
+        "{}{}{tag}-v{}-{}-{shape}-{seed:x}-{}",
         problem.name(),
         if tag.is_empty() { "" } else { "-" },
         problem.version(),
         i.dtype,
         data.name()
-    ))
+    )
 }
 
 /// The layout as one JSON line, then the raw bytes of each input and the

@@ -191,8 +191,8 @@ class FastReduce:
         return range(start, self.n4, self.stride)
 
     def tail_float(self, block_idx, thread):
-        tail = 4 * self.n4 + block_idx * self.block + thread
-        return tail if tail < self.n else None
+        first = block_idx * self.block + thread
+        return 4 * self.n4 + first if first < self.n - 4 * self.n4 else None
 
     def covers_every_element_once(self):
         """Enumerates every read; for the small sizes the figure quotes."""
@@ -595,7 +595,9 @@ def figure_warp_tiles():
         "const float4* p = x4 + t * tile + lane;",
         "v[k] = p[32 * k];",
         "for (unsigned int i = tiles * tile + blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {",
-        "unsigned int tail = 4 * n4 + blockIdx.x * blockDim.x + threadIdx.x;",
+        "unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;",
+        "if (first < n - 4 * n4) {",
+        "acc[0] += x[4 * n4 + first];",
     ]:
         expect(re.escape(line), src, f"`{line}` in {file}")
     block = header_int(src, "block", file)
@@ -722,11 +724,196 @@ def figure_warp_tiles():
     return svg
 
 
+# ---------------------------------------------------------------- figure 5
+
+
+STRIDED_LINES = {
+    "fold_strided_index.cu": [
+        "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2) {",
+        "unsigned int index = 2 * stride * tid;",
+        "if (index < blockDim.x) {",
+        "s[index] += s[index + stride];",
+    ],
+    "fold_strided_pad32.cu": [
+        "#define PAD 32",
+        "return w + w / PAD;",
+        "unsigned int index = 2 * stride * tid;",
+        "if (index < blockDim.x) {",
+        "s[padded(index)] += s[padded(index + stride)];",
+    ],
+}
+
+
+def strided_rounds(block):
+    """fold_strided_index.cu's fold: (stride, working tids) per round, each
+    tid reading and writing word 2 * stride * tid and reading the word
+    stride above it."""
+    rounds = []
+    stride = 1
+    while stride < block:
+        rounds.append((stride, [tid for tid in range(block) if 2 * stride * tid < block]))
+        stride *= 2
+    return rounds
+
+
+def words_per_bank(words):
+    """The most distinct words any one bank serves for one access of a warp:
+    the passes the access takes (lanes on the same word share it)."""
+    banks = {}
+    for w in words:
+        banks.setdefault(w % WARP, set()).add(w)
+    return max(len(v) for v in banks.values()) if banks else 0
+
+
+def strided_extra_passes(block, pad):
+    """Passes beyond the first over a block's fold: per warp and round, the
+    load and the store of word 2·s·tid and the load of the word s above."""
+    extra = 0
+    for stride, active in strided_rounds(block):
+        for warp in range(block // WARP):
+            lanes = [t for t in active if t // WARP == warp]
+            if not lanes:
+                continue
+            own = words_per_bank([pad(2 * stride * t) for t in lanes])
+            partner = words_per_bank([pad(2 * stride * t + stride) for t in lanes])
+            extra += 2 * (own - 1) + (partner - 1)
+    return extra
+
+
+def figure_strided_banks():
+    for file, lines in STRIDED_LINES.items():
+        src = kernel_source(file)
+        for line in lines:
+            expect(re.escape(line), src, f"`{line}` in {file}")
+    file = "fold_strided_index.cu"
+    src = kernel_source(file)
+    block = header_int(src, "block", file)
+    assert block == header_int(kernel_source("fold_strided_pad32.cu"), "block", "fold_strided_pad32.cu")
+    rounds = strided_rounds(block)
+    s_fold = [1 << t for t in range(block)]
+    for stride, active in rounds:
+        for t in active:
+            assert 2 * stride * t + stride < block
+            s_fold[2 * stride * t] += s_fold[2 * stride * t + stride]
+    assert s_fold[0] == (1 << block) - 1, "the strided fold must sum the block"
+    plain = lambda w: w  # noqa: E731
+    pad32 = lambda w: w + w // WARP  # noqa: E731
+    n = 1 << 24
+    blocks = -(-n // block)
+    extra_plain = strided_extra_passes(block, plain)
+    extra_pad = strided_extra_passes(block, pad32)
+    assert extra_pad == 0, "the padded layout must be free of conflicts"
+
+    shown = [r for r in rounds if r[0] <= 8]
+    rows = block // WARP
+    cell_w, cell_h = 9.25, 12
+    grid_w = WARP * cell_w
+    label_w, gap_x = 40, 22
+    panel_w = label_w + grid_w
+    head_h, panel_h = 34, 30 + rows * cell_h + 26
+    grids_top = 58
+    table_top = grids_top + 2 * panel_h + 12
+    row_h = 17
+    height = table_top + (len(rounds) + 3) * row_h + 30
+    svg = Svg(
+        "strided-banks",
+        700,
+        height,
+        f"Shared-memory words and banks touched by warp 0 of fold_strided_index, {block}-thread block",
+        f"Four grids, one per round with stride s = 1, 2, 4 and 8: the block's {block} shared-memory words laid out "
+        f"{WARP} to a row, so that each column is one bank (word w lies in bank w mod {WARP}). Blue cells are the "
+        f"words warp 0's lanes read and write, word 2·s·k for lane k; orange cells the words they read s above. "
+        f"Each cell is labelled with its lane. With s = 1 each even bank holds two of the blue words, with s = 2 "
+        f"four, with s = 4 and 8 eight: a bank serves one word per pass. The table gives every round: the working "
+        f"lanes of warp 0, the most words of one bank in each access, the same with one padding word after every "
+        f"{WARP} (always 1), and the passes beyond the first over the block, {extra_plain} in all.",
+    )
+    svg.text(0, 16, "s[index] += s[index + stride];   index = 2 * stride * tid", mono=True, weight="bold")
+    svg.text(0, 34, f"Warp 0's words in the block's {block} shared-memory words, {WARP} to a row: a column is a bank", size=11, opacity=0.85)
+    svg.rect(0, 42, 12, 10, fill=BLUE, fill_opacity=0.55, stroke="currentColor", stroke_width=0.5)
+    svg.text(16, 51, "s[2·s·k], read and written by lane k", size=10)
+    svg.rect(230, 42, 12, 10, fill=ORANGE, fill_opacity=0.55, stroke="currentColor", stroke_width=0.5)
+    svg.text(246, 51, "s[2·s·k + s], read by lane k", size=10)
+    for p, (stride, active) in enumerate(shown):
+        x0 = (p % 2) * (panel_w + gap_x)
+        y0 = grids_top + (p // 2) * panel_h
+        lanes = [t for t in active if t < WARP]
+        own = {2 * stride * t: t for t in lanes}
+        partner = {2 * stride * t + stride: t for t in lanes}
+        svg.text(x0, y0 + 12, f"s = {stride}", size=12, weight="bold", mono=True)
+        svg.text(
+            x0 + 52,
+            y0 + 12,
+            f"lanes 0–{lanes[-1]}: up to {words_per_bank(list(own))} words in one bank",
+            size=11,
+            opacity=0.85,
+        )
+        gx, gy = x0 + label_w, y0 + 22
+        for b in range(0, WARP, 8):
+            svg.text(gx + b * cell_w + cell_w / 2, gy + 6, b, size=8, anchor="middle", opacity=0.7, mono=True)
+        gy += 10
+        svg.open(fill="none", stroke="currentColor", stroke_width=0.3, stroke_opacity=0.35)
+        for r in range(rows):
+            for b in range(WARP):
+                if r * WARP + b not in own and r * WARP + b not in partner:
+                    svg.rect(gx + b * cell_w, gy + r * cell_h, cell_w, cell_h)
+        svg.close()
+        for words, colour in ((own, BLUE), (partner, ORANGE)):
+            svg.open(fill=colour, fill_opacity=0.55, stroke="currentColor", stroke_width=0.5)
+            for w in words:
+                svg.rect(gx + (w % WARP) * cell_w, gy + (w // WARP) * cell_h, cell_w, cell_h)
+            svg.close()
+            svg.open(font_size=7, text_anchor="middle", font_family=MONO)
+            for w, lane in words.items():
+                x, y = gx + (w % WARP) * cell_w + cell_w / 2, gy + (w // WARP) * cell_h + 9
+                svg.items.append(f'<text x="{num(x)}" y="{num(y)}">{lane}</text>')
+            svg.close()
+        for r in range(rows):
+            svg.text(gx - 4, gy + r * cell_h + 9, f"w {r * WARP}", size=8, anchor="end", opacity=0.7, mono=True)
+    cols = [0, 70, 250, 380, 540]
+    heads = ["round", "warp 0's lanes at work", "words of one bank", "with w + w/32", "passes beyond the first"]
+    for x, h in zip(cols, heads):
+        svg.text(x, table_top, h, size=11, weight="bold")
+    svg.text(cols[2], table_top + row_h - 3, "2·s·k · 2·s·k + s", size=10, opacity=0.8, mono=True)
+    svg.text(cols[4], table_top + row_h - 3, "in the block's warps", size=10, opacity=0.8)
+    y = table_top + 2 * row_h
+    for stride, active in rounds:
+        lanes = [t for t in active if t < WARP]
+        own = words_per_bank([2 * stride * t for t in lanes])
+        partner = words_per_bank([2 * stride * t + stride for t in lanes])
+        own_pad = words_per_bank([pad32(2 * stride * t) for t in lanes])
+        partner_pad = words_per_bank([pad32(2 * stride * t + stride) for t in lanes])
+        extra = 0
+        for warp in range(block // WARP):
+            ws = [t for t in active if t // WARP == warp]
+            if ws:
+                extra += 2 * (words_per_bank([2 * stride * t for t in ws]) - 1)
+                extra += words_per_bank([2 * stride * t + stride for t in ws]) - 1
+        svg.text(cols[0], y, f"s = {stride}", size=11, mono=True)
+        svg.text(cols[1], y, f"{lane_ranges(lanes)} ({len(active)} in the block)", size=11, mono=True)
+        svg.text(cols[2], y, f"{own} · {partner}", size=11, mono=True)
+        svg.text(cols[3], y, f"{own_pad} · {partner_pad}", size=11, mono=True)
+        svg.text(cols[4], y, extra, size=11, mono=True)
+        y += row_h
+    svg.line(cols[4], y - row_h + 5, cols[4] + 120, y - row_h + 5, stroke="currentColor", stroke_width=0.8)
+    svg.text(cols[4], y, f"{extra_plain} per block", size=11, mono=True, weight="bold")
+    svg.text(
+        0,
+        height - 8,
+        f"Counted from the index arithmetic: the load and the store of s[2·s·k] and the load of s[2·s·k + s]; "
+        f"{extra_plain} × {blocks:,} blocks at {power_text(n)} = {extra_plain * blocks:,}.",
+        size=10,
+        opacity=0.8,
+    )
+    return svg
+
+
 FIGURES = {
     "tree_rounds.svg": figure_tree_rounds,
     "active_lanes.svg": figure_active_lanes,
     "shuffle_down.svg": figure_shuffle_down,
     "warp_tiles.svg": figure_warp_tiles,
+    "strided_banks.svg": figure_strided_banks,
 }
 
 

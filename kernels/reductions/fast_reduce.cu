@@ -54,8 +54,10 @@ __device__ float block_sum(float v) {
 }
 // ANCHOR_END: block_sum
 
-// 1024 threads per block: the launch bound lets the compiler plan
-// registers for two such blocks per SM.
+// 1024 threads per block. __launch_bounds__(1024) promises the compiler
+// blocks of at most 1024 threads, which caps each thread at 64 registers;
+// it does not ask for two blocks per SM (that would be
+// __launch_bounds__(1024, 2), a cap of 32) and does not change the launch.
 extern "C" __global__ void __launch_bounds__(1024) reduce_fast(const float* __restrict__ x,
                                                                float* __restrict__ out,
                                                                unsigned int n) {
@@ -96,9 +98,11 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_fast(const float* __re
         acc[0] += (v.x + v.y) + (v.z + v.w);
     }
     // The last n % 4 elements (at most 3), one per thread of the first block.
-    unsigned int tail = 4 * n4 + blockIdx.x * blockDim.x + threadIdx.x;
-    if (tail < n) {
-        acc[0] += x[tail];
+    // The test compares the thread's index with the count of the tail, so
+    // no sum is formed that could wrap past 2^32 when n is close to it.
+    unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;
+    if (first < n - 4 * n4) {
+        acc[0] += x[4 * n4 + first];
     }
 
     float sum = 0.0f;

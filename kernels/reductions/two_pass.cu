@@ -78,9 +78,11 @@ extern "C" __global__ void partial_sums(const float* __restrict__ x,
         float4 v = x4[i];
         acc[0] += (v.x + v.y) + (v.z + v.w);
     }
-    unsigned int tail = 4 * n4 + blockIdx.x * blockDim.x + threadIdx.x;
-    if (tail < n) {
-        acc[0] += x[tail];
+    // The last n % 4 elements, one per thread of the first block, tested
+    // against the count of the tail so that no index sum can wrap.
+    unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;
+    if (first < n - 4 * n4) {
+        acc[0] += x[4 * n4 + first];
     }
 
     float sum = 0.0f;

@@ -182,7 +182,7 @@ def figure_register_columns():
     svg.text(
         0,
         bottom,
-        f"The block's k-th loads read {stretch} consecutive floats; in the kernels a warp's 32 float4 loads read 128 consecutive floats (512 bytes).",
+        f"The block's k-th loads read {stretch} consecutive floats; in the kernels the k-th loads of a warp's 32 lanes read 128 consecutive floats (512 bytes).",
         size=11,
         opacity=0.85,
     )

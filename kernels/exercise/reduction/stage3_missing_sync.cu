@@ -10,10 +10,11 @@ args = ["input", "out", "n"]
 +++*/
 
 // stage3_solution without the barrier after the store: a pitfall kernel.
-// In the first rounds each thread reads a slot its own warp wrote, so on
-// the GPU the answer usually comes out right, yet no rule of CUDA says the
-// partner's store is visible: compute-sanitizer's racecheck reports the
-// hazard even on a run whose answer was right.
+// Only the first round runs without a barrier before it, and in it each
+// working thread (an even t) reads slot t + 1, which a thread of its own
+// warp wrote, so on the GPU the answer usually comes out right; yet no rule
+// of CUDA says the partner's store is visible: compute-sanitizer's
+// racecheck reports the hazard even on a run whose answer was right.
 extern "C" __global__ void sum_block_fold_missing_sync(const float* x, float* out, unsigned int n) {
     extern __shared__ float partial[];
     unsigned int t = threadIdx.x;

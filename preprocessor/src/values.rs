@@ -436,11 +436,12 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
 pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     match directive {
         Directive::Peers { problem } => peers::awaits(problem, results),
-        // A profile not collected yet, or collected for earlier code, waits
-        // for the GPU machine's profiling run.
-        Directive::Profile { id, size, .. } => results
+        // A profile not collected yet, collected for earlier code, or
+        // without the stall reasons asked for, waits for the GPU
+        // machine's profiling run.
+        Directive::Profile { id, metric, size } => results
             .size_of(id, size)
-            .is_ok_and(|size| profile::awaits(id, size, results)),
+            .is_ok_and(|size| profile::awaits(id, metric, size, results)),
         Directive::Repeatability => repeatability::awaits(results),
         _ => false,
     }

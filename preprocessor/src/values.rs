@@ -317,6 +317,12 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
 /// with the figure meant among those it reports. `None` when it does, or
 /// when the book has no such example (said where the record is looked up).
 fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<String> {
+    // Every problem's launches may use clusters; whether they do is known
+    // only from the compiled kernel, so the record says (it lacks the
+    // figure otherwise).
+    if field == Field::Clusters {
+        return None;
+    }
     let (example, _) = results.example(id)?;
     let problem = example.declaration.resolve_problem()?;
     let names = core_figures::names_of_problem(&*problem);
@@ -363,6 +369,15 @@ fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, Looku
         Field::Spread => figures::spread(s.rel_spread),
         Field::Samples => s.samples.to_string(),
         Field::Error => figures::error(s.error),
+        Field::Clusters => {
+            let fit = s
+                .clusters
+                .ok_or_else(|| lacks("count of resident clusters (recorded for a launch of clusters by runs since the runner counts them: measure it again)"))?;
+            format!(
+                "at most {} clusters of {} blocks resident at once",
+                fit.max_active, fit.blocks
+            )
+        }
     })
 }
 
@@ -443,6 +458,15 @@ pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> 
             .size_of(id, size)
             .is_ok_and(|size| profile::awaits(id, metric, size, results)),
         Directive::Repeatability => repeatability::awaits(results),
+        // A record made before the runner counted resident clusters waits
+        // for the example to be measured again.
+        Directive::Measured {
+            id,
+            field: Field::Clusters,
+            size,
+        } => results
+            .at_written(id, size)
+            .is_ok_and(|(_, s)| s.clusters.is_none()),
         _ => false,
     }
 }

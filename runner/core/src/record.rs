@@ -185,6 +185,13 @@ pub struct SizeResult {
     /// took. Absent otherwise, as in every record made before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<crate::method::BudgetEnd>,
+    /// For an example that launches thread-block clusters: how many of
+    /// its first cluster launch's clusters the GPU can hold resident at
+    /// once (the driver's `cuOccupancyMaxActiveClusters` for that launch's
+    /// block, shared memory and cluster size). Absent for other examples
+    /// and in every record made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<ClusterFit>,
     /// Error against the float64 reference, as the problem defines it.
     #[serde(with = "crate::nonfinite")]
     pub error: f64,
@@ -205,6 +212,15 @@ pub struct SizeResult {
     /// sample count).
     #[serde(default)]
     pub labels: Vec<String>,
+}
+
+/// How many clusters of one launch fit the GPU at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterFit {
+    /// Blocks a cluster (`__cluster_dims__`' product).
+    pub blocks: u32,
+    /// The most clusters resident at once, as the driver computes it.
+    pub max_active: u32,
 }
 
 impl SizeResult {

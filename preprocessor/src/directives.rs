@@ -789,11 +789,11 @@ mod tests {
             ),
             (
                 "{{#sass_count a anchor=fold}}",
-                "instructions, predicated, branches, division or registers",
+                "instructions, predicated, branches, division, registers or stack",
             ),
             (
                 "{{#sass_count a anchor=fold registers}}",
-                "registers are counted for the whole kernel",
+                "registers and stack are counted for the whole kernel",
             ),
             (
                 "{{#sas a}}",

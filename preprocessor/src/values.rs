@@ -598,6 +598,39 @@ mod tests {
         }
     }
 
+    // `{{#measured ID clusters SIZE}}` gives the count of resident
+    // clusters a record holds; a current record without it (made before
+    // the runner counted them, or of an example without clusters) says so
+    // and waits, in an author's build, for the example to be measured
+    // again; the strict build fails on it.
+    #[test]
+    fn resident_clusters_come_from_the_record() {
+        let mut book = Book::new();
+        let n = Size(1 << 28);
+        let clusters = measured("fast", Field::Clusters, n);
+        match evaluate(&clusters, &book.results()) {
+            Value::Unmeasured(why) => assert!(why.contains("count of resident clusters"), "{why}"),
+            other => panic!("not unmeasured: {other:?}"),
+        }
+        assert!(report_awaits_measuring(&clusters, &book.results()));
+        let Outcome::Fresh(fast) = &mut book.outcomes[0] else {
+            panic!("fast is fresh")
+        };
+        fast.sizes[0].clusters = Some(cuda_measured_core::record::ClusterFit {
+            blocks: 8,
+            max_active: 16,
+        });
+        assert_eq!(
+            text_of(evaluate(&clusters, &book.results())),
+            "at most 16 clusters of 8 blocks resident at once"
+        );
+        assert!(!report_awaits_measuring(&clusters, &book.results()));
+        assert_eq!(
+            crate::directives::parse("measured", &["fast", "clusters", "2^28"]).ok(),
+            Some(clusters)
+        );
+    }
+
     // Each directive reads the current records and formats like the panels.
     #[test]
     fn figures_from_current_records() {

@@ -498,8 +498,17 @@ mod tests {
         size.figure = Some("tflops".into());
         size.ceiling = Some("fp32_fma".into());
         size.warm = true;
+        size.clusters = Some(super::ClusterFit {
+            blocks: 8,
+            max_active: 16,
+        });
         new.sizes.push(size);
         let json = serde_json::to_string(&new).unwrap();
+        assert!(
+            json.contains(r#""clusters":{"blocks":8,"max_active":16}"#),
+            "{json}"
+        );
+        assert!(old.sizes.iter().all(|s| s.clusters.is_none()));
         assert!(json.contains(r#""named":{"fp32_fma":{"value":51.2,"unit":"TFLOP/s","peak":66.9,"sm_clock_mhz":1980.0}}"#), "{json}");
         let back: super::Record = serde_json::from_str(&json).unwrap();
         assert_eq!(back, new);

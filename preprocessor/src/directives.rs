@@ -743,7 +743,7 @@ mod tests {
             ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
             (
                 "{{#measured a velocity 2^20}}",
-                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate",
+                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate",
             ),
             ("{{#measured a time 2^x}}", "\"2^20\""),
             (
@@ -858,7 +858,7 @@ mod tests {
             ),
             (
                 "{{#measured a bandwidth 2^20}}",
-                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
+                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
             ),
             (
                 "{{#ceiling a flor}}",

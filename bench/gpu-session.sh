@@ -260,11 +260,16 @@ def value(s):
         total *= v << {"KiB": 10, "MiB": 20, "GiB": 30}.get(unit, 0)
     return total
 named = {}
+# Profiles a {{#profile ID stalls SIZE}} (or a stall_<reason> or
+# issue_interval metric) reads: collected with the warp stall reasons.
+stalls = set()
 # {{#profile}} directives of the chapters and of exercise stages' text.
 texts = list(pathlib.Path("src").rglob("*.md")) + list(pathlib.Path("kernels/exercise").rglob("*.toml"))
 for text in texts:
-    for id_, size in re.findall(r"\{\{#profile\s+(\S+)\s+\S+\s+(\S+)\s*\}\}", text.read_text()):
+    for id_, metric, size in re.findall(r"\{\{#profile\s+(\S+)\s+(\S+)\s+(\S+)\s*\}\}", text.read_text()):
         named.setdefault(id_, set()).add(size)
+        if metric == "stalls" or metric == "issue_interval" or "stall" in metric:
+            stalls.add((id_, size))
 # Exercise stages (kernels/exercise/TRACK/STAGE.toml): a profile or
 # profile_ratio gate reads the starter's and the solution's profiles (and
 # those of the stage it compares with) at the stage's size.
@@ -300,11 +305,13 @@ for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
         print(f"# {path}: {e}")
         continue
     for size in sorted(sizes, key=value):
-        print(path, size)
+        print("--stalls" if (id_, size) in stalls else "-", path, size)
 PY
 : > "$out/profile.log"
-while read -r file size; do
-    cuda-runner profile "$file" --size "$size" >> "$out/profile.log" 2>&1 </dev/null || echo "profile $file at $size failed, see profile.log"
+while read -r flag file size; do
+    extra=()
+    [[ $flag == --stalls ]] && extra=(--stalls)
+    cuda-runner profile "$file" --size "$size" "${extra[@]}" >> "$out/profile.log" 2>&1 </dev/null || echo "profile $file at $size failed, see profile.log"
 done < <(grep -v '^#' "$out/profile-list.txt" || true)
 tail -3 "$out/profile.log" || true
 pack

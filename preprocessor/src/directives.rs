@@ -80,6 +80,9 @@ pub enum Field {
     Samples,
     /// Error against the reference.
     Error,
+    /// For an example launching thread-block clusters, how many of them
+    /// the GPU holds resident at once (`cuOccupancyMaxActiveClusters`).
+    Clusters,
     /// Another figure of the size, by the name
     /// `cuda_measured_core::figures::value` takes: `tflops`,
     /// `ns_per_access`, `cycles_per_access`, a rate such as
@@ -89,8 +92,8 @@ pub enum Field {
 }
 
 impl Field {
-    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s";
-    const WORDS: [&'static str; 15] = [
+    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s";
+    const WORDS: [&'static str; 16] = [
         "time",
         "gbs",
         "pct_peak",
@@ -99,6 +102,7 @@ impl Field {
         "spread",
         "samples",
         "error",
+        "clusters",
         "tflops",
         "ns_per_access",
         "cycles_per_access",
@@ -118,7 +122,8 @@ impl Field {
             "spread" => Field::Spread,
             "samples" => Field::Samples,
             "error" => Field::Error,
-            other => Field::Named(Self::WORDS[8..].iter().find(|w| **w == other)?),
+            "clusters" => Field::Clusters,
+            other => Field::Named(Self::WORDS[9..].iter().find(|w| **w == other)?),
         })
     }
 
@@ -133,6 +138,7 @@ impl Field {
             Field::Spread => "spread",
             Field::Samples => "samples",
             Field::Error => "error",
+            Field::Clusters => "clusters",
             Field::Named(name) => name,
         }
     }
@@ -737,7 +743,7 @@ mod tests {
             ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
             (
                 "{{#measured a velocity 2^20}}",
-                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate",
+                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate",
             ),
             ("{{#measured a time 2^x}}", "\"2^20\""),
             (
@@ -783,11 +789,11 @@ mod tests {
             ),
             (
                 "{{#sass_count a anchor=fold}}",
-                "instructions, predicated, branches, division or registers",
+                "instructions, predicated, branches, division, registers or stack",
             ),
             (
                 "{{#sass_count a anchor=fold registers}}",
-                "registers are counted for the whole kernel",
+                "registers and stack are counted for the whole kernel",
             ),
             (
                 "{{#sas a}}",
@@ -852,7 +858,7 @@ mod tests {
             ),
             (
                 "{{#measured a bandwidth 2^20}}",
-                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
+                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
             ),
             (
                 "{{#ceiling a flor}}",

@@ -368,7 +368,7 @@ fn counter(
     let (profile, found) = crate::artifacts::profile::values(id, &metric, Dims::n(size.0), results)
         .map_err(|reason| Unavailable {
             reason: reason.to_string(),
-            waits: crate::artifacts::profile::awaits(id, Dims::n(size.0), results),
+            waits: crate::artifacts::profile::awaits(id, &metric, Dims::n(size.0), results),
         })?;
     match found.as_slice() {
         [(_, m)] => Ok((

@@ -141,6 +141,21 @@ fn awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     ) {
         return values::report_awaits_measuring(directive, results);
     }
+    // A profile not collected (or without the stall reasons asked for),
+    // and a count of resident clusters a record made before the runner
+    // counted them lacks, wait for the GPU machine; otherwise they wait as
+    // their example's record does.
+    if matches!(
+        directive,
+        Directive::Profile { .. }
+            | Directive::Measured {
+                field: crate::directives::Field::Clusters,
+                ..
+            }
+    ) && values::report_awaits_measuring(directive, results)
+    {
+        return true;
+    }
     // A listing waits for scripts/sass, which needs no GPU.
     if let Directive::Sass(target) | Directive::SassCount { target, .. } = directive {
         return sass::awaits_listing(target, results);

@@ -229,13 +229,23 @@ impl Book {
 impl Book {
     /// Stores a profile of `id` measured with `key` at 2^28.
     pub(crate) fn store_profile(&self, id: &str, key: &str) {
+        self.store_profile_metrics(
+            id,
+            key,
+            serde_json::json!({"dram__throughput.avg.pct_of_peak_sustained_elapsed":
+                {"unit": "%", "value": 96.94}}),
+        );
+    }
+
+    /// Stores a profile of `id` at 2^28 with `key` whose one kernel has
+    /// `metrics` (full name to `{"unit", "value"}`).
+    pub(crate) fn store_profile_metrics(&self, id: &str, key: &str, metrics: serde_json::Value) {
         let profile = serde_json::json!({
             "schema": 1, "example": id, "key": key, "n": 268435456,
             "gpu": "NVIDIA H200", "tool": "ncu 2025.3", "measured_at": "2026-12-01T00:00:00Z",
             "kernels": [{"name": "tree(const float *, float *, unsigned int)",
                 "block": "(256, 1, 1)", "grid": "(1024, 1, 1)",
-                "metrics": {"dram__throughput.avg.pct_of_peak_sustained_elapsed":
-                    {"unit": "%", "value": 96.94}}}]
+                "metrics": metrics}]
         });
         let path = self
             .dir

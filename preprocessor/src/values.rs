@@ -317,6 +317,12 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
 /// with the figure meant among those it reports. `None` when it does, or
 /// when the book has no such example (said where the record is looked up).
 fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<String> {
+    // Every problem's launches may use clusters; whether they do is known
+    // only from the compiled kernel, so the record says (it lacks the
+    // figure otherwise).
+    if field == Field::Clusters {
+        return None;
+    }
     let (example, _) = results.example(id)?;
     let problem = example.declaration.resolve_problem()?;
     let names = core_figures::names_of_problem(&*problem);
@@ -363,6 +369,15 @@ fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, Looku
         Field::Spread => figures::spread(s.rel_spread),
         Field::Samples => s.samples.to_string(),
         Field::Error => figures::error(s.error),
+        Field::Clusters => {
+            let fit = s
+                .clusters
+                .ok_or_else(|| lacks("count of resident clusters (recorded for a launch of clusters by runs since the runner counts them: measure it again)"))?;
+            format!(
+                "at most {} clusters of {} blocks resident at once",
+                fit.max_active, fit.blocks
+            )
+        }
     })
 }
 
@@ -436,12 +451,22 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
 pub fn report_awaits_measuring(directive: &Directive, results: &Results<'_>) -> bool {
     match directive {
         Directive::Peers { problem } => peers::awaits(problem, results),
-        // A profile not collected yet, or collected for earlier code, waits
-        // for the GPU machine's profiling run.
-        Directive::Profile { id, size, .. } => results
+        // A profile not collected yet, collected for earlier code, or
+        // without the stall reasons asked for, waits for the GPU
+        // machine's profiling run.
+        Directive::Profile { id, metric, size } => results
             .size_of(id, size)
-            .is_ok_and(|size| profile::awaits(id, size, results)),
+            .is_ok_and(|size| profile::awaits(id, metric, size, results)),
         Directive::Repeatability => repeatability::awaits(results),
+        // A record made before the runner counted resident clusters waits
+        // for the example to be measured again.
+        Directive::Measured {
+            id,
+            field: Field::Clusters,
+            size,
+        } => results
+            .at_written(id, size)
+            .is_ok_and(|(_, s)| s.clusters.is_none()),
         _ => false,
     }
 }
@@ -571,6 +596,39 @@ mod tests {
             field,
             size: size.into(),
         }
+    }
+
+    // `{{#measured ID clusters SIZE}}` gives the count of resident
+    // clusters a record holds; a current record without it (made before
+    // the runner counted them, or of an example without clusters) says so
+    // and waits, in an author's build, for the example to be measured
+    // again; the strict build fails on it.
+    #[test]
+    fn resident_clusters_come_from_the_record() {
+        let mut book = Book::new();
+        let n = Size(1 << 28);
+        let clusters = measured("fast", Field::Clusters, n);
+        match evaluate(&clusters, &book.results()) {
+            Value::Unmeasured(why) => assert!(why.contains("count of resident clusters"), "{why}"),
+            other => panic!("not unmeasured: {other:?}"),
+        }
+        assert!(report_awaits_measuring(&clusters, &book.results()));
+        let Outcome::Fresh(fast) = &mut book.outcomes[0] else {
+            panic!("fast is fresh")
+        };
+        fast.sizes[0].clusters = Some(cuda_measured_core::record::ClusterFit {
+            blocks: 8,
+            max_active: 16,
+        });
+        assert_eq!(
+            text_of(evaluate(&clusters, &book.results())),
+            "at most 16 clusters of 8 blocks resident at once"
+        );
+        assert!(!report_awaits_measuring(&clusters, &book.results()));
+        assert_eq!(
+            crate::directives::parse("measured", &["fast", "clusters", "2^28"]).ok(),
+            Some(clusters)
+        );
     }
 
     // Each directive reads the current records and formats like the panels.

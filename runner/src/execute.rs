@@ -971,6 +971,7 @@ impl SizeRunner<'_> {
             sm_clock_mhz: samples.sm_clock_mhz,
             throttled_dropped: samples.throttled,
             budget: samples.budget,
+            clusters: cluster_fit(functions, &plan.launches, &stream),
             error: check.error,
             tolerance: check.tolerance,
             pass: check.pass,
@@ -1379,6 +1380,43 @@ fn kernel_needs(f: &CudaFunction) -> KernelNeeds {
         local_bytes: get(F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
         code: Default::default(),
     }
+}
+
+/// Blocks a cluster of `f`'s compile-time cluster (`__cluster_dims__`), 1
+/// for a kernel without one (or whose attributes cannot be read).
+fn cluster_blocks(f: &CudaFunction) -> u32 {
+    use sys::CUfunction_attribute as F;
+    let get = |a| f.get_attribute(a).map_or(1, |v| v.max(1) as u32);
+    get(F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)
+        * get(F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)
+        * get(F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)
+}
+
+/// How many clusters of the first launch of a cluster kernel the GPU holds
+/// resident at once (`cuOccupancyMaxActiveClusters` for its block, dynamic
+/// shared memory and the kernel's compile-time cluster size; the opt-in
+/// for large shared memory is already set). `None` when no launch uses
+/// clusters, or when the driver cannot say (the record then lacks it, as
+/// records made before it do).
+fn cluster_fit(
+    functions: &BTreeMap<String, CudaFunction>,
+    launches: &[Launch],
+    stream: &Arc<CudaStream>,
+) -> Option<crate::record::ClusterFit> {
+    launches.iter().find_map(|launch| {
+        let f = &functions[&launch.kernel];
+        let blocks = cluster_blocks(f);
+        if blocks <= 1 {
+            return None;
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (launch.grid, 1, 1),
+            block_dim: (launch.block, 1, 1),
+            shared_mem_bytes: launch.shared,
+        };
+        let max_active = f.occupancy_max_active_clusters(cfg, stream).ok()?;
+        Some(crate::record::ClusterFit { blocks, max_active })
+    })
 }
 
 /// A compile-time cluster (`__cluster_dims__`) of more than the portable 8

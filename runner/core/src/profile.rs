@@ -41,14 +41,123 @@ pub const METRICS: &[(&str, &str)] = &[
     ("registers", "launch__registers_per_thread"),
 ];
 
+/// The directive word (`{{#profile ID stalls SIZE}}`) for a kernel's
+/// leading warp stall reasons, collected only by `cuda-runner profile
+/// --stalls`.
+pub const STALLS: &str = "stalls";
+
+/// The warp stall reasons of Nsight Compute's WarpStateStats section
+/// (Volta and later; the names of its
+/// `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`
+/// metrics). `selected` is the cycle a warp issues, not a stall.
+pub const STALL_REASONS: &[&str] = &[
+    "barrier",
+    "branch_resolving",
+    "dispatch_stall",
+    "drain",
+    "imc_miss",
+    "lg_throttle",
+    "long_scoreboard",
+    "math_pipe_throttle",
+    "membar",
+    "mio_throttle",
+    "misc",
+    "no_instruction",
+    "not_selected",
+    "selected",
+    "short_scoreboard",
+    "sleeping",
+    "tex_throttle",
+    "wait",
+];
+
+/// The average number of cycles a warp spends between two of its issued
+/// instructions (active warps per issue): the sum of the stall reasons'
+/// cycles, `selected` included.
+pub const ISSUE_INTERVAL: &str = "smsp__average_warps_active_per_issue_active.ratio";
+
+/// The Nsight Compute metric of stall reason `reason`: the average cycles
+/// a warp spends stalled for it per issued instruction.
+pub fn stall_metric(reason: &str) -> String {
+    format!("smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio")
+}
+
+/// Every counter `cuda-runner profile --stalls` adds to [`METRICS`]: each
+/// stall reason and [`ISSUE_INTERVAL`].
+pub fn stall_metrics() -> Vec<String> {
+    STALL_REASONS
+        .iter()
+        .map(|r| stall_metric(r))
+        .chain([ISSUE_INTERVAL.to_string()])
+        .collect()
+}
+
 /// The Nsight Compute metric a directive's word names: a short name of
-/// [`METRICS`] or the full name of one of them (the profiles hold no
-/// other counter).
+/// [`METRICS`] or the full name of one of them, `stall_<reason>` or the
+/// full name of a stall reason's metric, or `issue_interval` (the
+/// profiles hold no other counter).
 pub fn metric_named(word: &str) -> Option<String> {
-    METRICS
+    if let Some(found) = METRICS
         .iter()
         .find(|(short, full)| *short == word || *full == word)
         .map(|(_, full)| full.to_string())
+    {
+        return Some(found);
+    }
+    if word == "issue_interval" || word == ISSUE_INTERVAL {
+        return Some(ISSUE_INTERVAL.to_string());
+    }
+    STALL_REASONS
+        .iter()
+        .map(|r| (format!("stall_{r}"), stall_metric(r)))
+        .find(|(short, full)| short == word || full == word)
+        .map(|(_, full)| full)
+}
+
+/// One stall reason of a kernel: average cycles a warp spent stalled for
+/// it per issued instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stall {
+    /// The reason as Nsight Compute names it (`long_scoreboard`).
+    pub reason: &'static str,
+    /// Cycles per issued instruction.
+    pub cycles: f64,
+}
+
+/// A kernel's stall reasons, most cycles first (`selected` left out: it
+/// is the issuing cycle), with the cycles between two issued instructions
+/// they add up to. `None` for a profile collected without `--stalls`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stalls {
+    /// Reasons, most cycles first, those of no cycles left out.
+    pub reasons: Vec<Stall>,
+    /// [`ISSUE_INTERVAL`], when collected.
+    pub interval: Option<f64>,
+}
+
+impl KernelProfile {
+    /// This kernel's stall reasons, or `None` when the profile has none.
+    pub fn stalls(&self) -> Option<Stalls> {
+        let mut reasons: Vec<Stall> = STALL_REASONS
+            .iter()
+            .filter(|r| **r != "selected")
+            .filter_map(|r| {
+                self.metrics.get(&stall_metric(r)).map(|m| Stall {
+                    reason: r,
+                    cycles: m.value,
+                })
+            })
+            .collect();
+        if reasons.is_empty() {
+            return None;
+        }
+        reasons.retain(|s| s.cycles > 0.0);
+        reasons.sort_by(|a, b| b.cycles.total_cmp(&a.cycles));
+        Some(Stalls {
+            reasons,
+            interval: self.metrics.get(ISSUE_INTERVAL).map(|m| m.value),
+        })
+    }
 }
 
 /// The file of the profile of example `id` at size `size`, relative to the
@@ -350,6 +459,61 @@ mod tests {
             relative_path("ch/k", Dims::n(1024), "NVIDIA H100 PCIe"),
             "gpus/nvidia-h100-pcie/profile/ch/k/1024.json"
         );
+    }
+
+    // A profile collected with --stalls stores every stall reason's
+    // counter from Nsight Compute's CSV (unit empty for a ratio); the
+    // kernel's stalls rank them by cycles, leave out `selected` (the
+    // issuing cycle) and reasons of no cycles, and carry the issue
+    // interval. A kernel profiled without them has no stalls.
+    #[test]
+    fn stall_reasons_are_stored_and_ranked() {
+        let head = r#""ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value""#;
+        let row = |id: &str, metric: &str, value: &str| {
+            format!(
+                r#""{id}","1","cuda-runner","h","sum_atomic","1","7","(256, 1, 1)","(4096, 1, 1)","0","9.0","Command line profiler metrics","{metric}","","{value}""#
+            )
+        };
+        let mut lines = vec!["==PROF== Connected".to_string(), head.to_string()];
+        for (reason, value) in [
+            ("long_scoreboard", "3.10"),
+            ("lg_throttle", "11.52"),
+            ("selected", "1.00"),
+            ("membar", "0"),
+            ("barrier", "2.05"),
+        ] {
+            lines.push(row("0", &stall_metric(reason), value));
+        }
+        lines.push(row("0", ISSUE_INTERVAL, "17.70"));
+        lines.push(row("1", "smsp__inst_executed.sum", "1,024"));
+        let kernels = parse_ncu_csv(&lines.join("\n")).unwrap();
+        assert_eq!(kernels.len(), 2);
+        let stalls = kernels[0].stalls().expect("stall counters were collected");
+        let ranked: Vec<(&str, f64)> = stalls
+            .reasons
+            .iter()
+            .map(|s| (s.reason, s.cycles))
+            .collect();
+        assert_eq!(
+            ranked,
+            [
+                ("lg_throttle", 11.52),
+                ("long_scoreboard", 3.10),
+                ("barrier", 2.05)
+            ]
+        );
+        assert_eq!(stalls.interval, Some(17.70));
+        assert_eq!(kernels[1].stalls(), None, "profiled without --stalls");
+        assert_eq!(
+            metric_named("stall_long_scoreboard").as_deref(),
+            Some("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio")
+        );
+        assert_eq!(
+            metric_named("issue_interval").as_deref(),
+            Some(ISSUE_INTERVAL)
+        );
+        assert_eq!(metric_named("stall_queue"), None);
+        assert_eq!(stall_metrics().len(), STALL_REASONS.len() + 1);
     }
 
     // Values read as pages show them.

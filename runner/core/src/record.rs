@@ -185,6 +185,13 @@ pub struct SizeResult {
     /// took. Absent otherwise, as in every record made before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<crate::method::BudgetEnd>,
+    /// For an example that launches thread-block clusters: how many of
+    /// its first cluster launch's clusters the GPU can hold resident at
+    /// once (the driver's `cuOccupancyMaxActiveClusters` for that launch's
+    /// block, shared memory and cluster size). Absent for other examples
+    /// and in every record made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<ClusterFit>,
     /// Error against the float64 reference, as the problem defines it.
     #[serde(with = "crate::nonfinite")]
     pub error: f64,
@@ -205,6 +212,15 @@ pub struct SizeResult {
     /// sample count).
     #[serde(default)]
     pub labels: Vec<String>,
+}
+
+/// How many clusters of one launch fit the GPU at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterFit {
+    /// Blocks a cluster (`__cluster_dims__`' product).
+    pub blocks: u32,
+    /// The most clusters resident at once, as the driver computes it.
+    pub max_active: u32,
 }
 
 impl SizeResult {
@@ -488,8 +504,17 @@ mod tests {
         size.figure = Some("tflops".into());
         size.ceiling = Some("fp32_fma".into());
         size.warm = true;
+        size.clusters = Some(super::ClusterFit {
+            blocks: 8,
+            max_active: 16,
+        });
         new.sizes.push(size);
         let json = serde_json::to_string(&new).unwrap();
+        assert!(
+            json.contains(r#""clusters":{"blocks":8,"max_active":16}"#),
+            "{json}"
+        );
+        assert!(old.sizes.iter().all(|s| s.clusters.is_none()));
         assert!(json.contains(r#""named":{"fp32_fma":{"value":51.2,"unit":"TFLOP/s","peak":66.9,"sm_clock_mhz":1980.0}}"#), "{json}");
         let back: super::Record = serde_json::from_str(&json).unwrap();
         assert_eq!(back, new);

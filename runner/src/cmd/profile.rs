@@ -26,10 +26,15 @@ pub struct Args {
     /// The Nsight Compute executable.
     #[arg(long, default_value = "ncu")]
     pub ncu: PathBuf,
+    /// Also collect the warp stall reasons (Nsight Compute's
+    /// WarpStateStats counters), which `{{#profile ID stalls SIZE}}` shows.
+    #[arg(long)]
+    pub stalls: bool,
 }
 
 /// Runs the example's launches once under Nsight Compute (through
-/// `launch-once`) and stores the counters of [`profile::METRICS`].
+/// `launch-once`) and stores the counters of [`profile::METRICS`], with
+/// `--stalls` also those of [`profile::stall_metrics`].
 pub fn execute(args: Args) -> Result<()> {
     let (path, size, ncu) = (&args.path, args.size.as_str(), &args.ncu);
     let example = one_example(path)?;
@@ -45,7 +50,13 @@ pub fn execute(args: Args) -> Result<()> {
             )
         })?;
     let tool = profile::tool_version("ncu", &String::from_utf8_lossy(&version.stdout));
-    let metrics: Vec<&str> = profile::METRICS.iter().map(|(_, full)| *full).collect();
+    let mut metrics: Vec<String> = profile::METRICS
+        .iter()
+        .map(|(_, full)| full.to_string())
+        .collect();
+    if args.stalls {
+        metrics.extend(profile::stall_metrics());
+    }
     let run = std::process::Command::new(ncu)
         .args(["--clock-control", "none", "--csv", "--metrics"])
         .arg(metrics.join(","))

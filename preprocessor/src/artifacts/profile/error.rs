@@ -72,4 +72,14 @@ pub enum ProfileError {
         /// The metric asked for.
         metric: String,
     },
+    /// The profile was collected without the warp stall reasons.
+    #[error(
+        "{file} holds no warp stall reasons: profile `{id}` again with `cuda-runner profile --stalls` (bench/gpu-session.sh does for a {{{{#profile ID stalls SIZE}}}})"
+    )]
+    NoStalls {
+        /// The file as messages show it.
+        file: String,
+        /// The example.
+        id: String,
+    },
 }

@@ -18,11 +18,15 @@ use cuda_measured_core::profile::{self, Metric, Profile};
 use cuda_measured_core::suggest::message;
 
 mod error;
+mod stalls;
 pub use error::{ArgsError, ProfileError};
 
 /// `{{#profile}}`'s METRIC: a short name (`dram`) as its full Nsight
 /// Compute name, or a full name as written.
 pub fn parse_metric(word: &str) -> Result<String, ArgsError> {
+    if word == profile::STALLS {
+        return Ok(word.to_string());
+    }
     profile::metric_named(word).ok_or_else(|| ArgsError::NotAMetric {
         word: word.to_string(),
     })
@@ -32,13 +36,17 @@ pub fn parse_metric(word: &str) -> Result<String, ArgsError> {
 pub fn usage() -> String {
     crate::directive_syntax::usage(
         "profile ID METRIC SIZE",
-        "METRIC is dram, sm, memory, occupancy, instructions, bank_conflicts, registers, time or a full Nsight Compute metric name, e.g. {{#profile reductions/stride dram 2^28}}",
+        "METRIC is dram, sm, memory, occupancy, instructions, bank_conflicts, registers, time, stalls (the leading warp stall reasons), stall_<reason>, issue_interval or a full Nsight Compute metric name, e.g. {{#profile reductions/stride dram 2^28}}",
     )
 }
 
 /// The short names of the metrics, for messages.
 fn metric_names() -> Vec<&'static str> {
-    profile::METRICS.iter().map(|(short, _)| *short).collect()
+    profile::METRICS
+        .iter()
+        .map(|(short, _)| *short)
+        .chain([profile::STALLS, "issue_interval"])
+        .collect()
 }
 
 /// `` `dramm` is not a profiler metric; did you mean `dram`? ``.
@@ -70,6 +78,9 @@ pub fn read(stored: &StoredReports, id: &str, n: Dims) -> Result<Profile, Stored
 /// Evaluates `{{#profile}}`: `metric` of the example's kernels in its
 /// stored profile, when the profile is current and of `size`.
 pub fn figure(id: &str, metric: &str, size: Dims, results: &Results<'_>) -> Shown {
+    if metric == profile::STALLS {
+        return stalls::figure(id, size, results);
+    }
     let (profile, values) = match values(id, metric, size, results) {
         Ok(found) => found,
         Err(reason) => return Shown::Unmeasured(reason.to_string()),
@@ -98,6 +109,25 @@ pub fn values(
     size: Dims,
     results: &Results<'_>,
 ) -> Result<(Profile, Vec<(String, Metric)>), ProfileError> {
+    let profile = current(id, size, results)?;
+    let file = results.stored().shown(&relative_path(id, size));
+    let values: Vec<(String, Metric)> = profile
+        .values(metric)
+        .into_iter()
+        .map(|(kernel, m)| (kernel.to_string(), m.clone()))
+        .collect();
+    if values.is_empty() {
+        return Err(ProfileError::NoMetric {
+            file,
+            metric: metric.to_string(),
+        });
+    }
+    Ok((profile, values))
+}
+
+/// The current stored profile of `id` at `size`, or why there is none
+/// (not collected, of earlier code, of another example, GPU or size).
+pub fn current(id: &str, size: Dims, results: &Results<'_>) -> Result<Profile, ProfileError> {
     let example = crate::names::example(results.catalog(), id).map_err(ProfileError::Example)?;
     if let Some(undeclared) = crate::names::undeclared_size(example, size) {
         return Err(ProfileError::Example(
@@ -136,24 +166,28 @@ pub fn values(
             size,
         });
     }
-    let values: Vec<(String, Metric)> = profile
-        .values(metric)
-        .into_iter()
-        .map(|(kernel, m)| (kernel.to_string(), m.clone()))
-        .collect();
-    if values.is_empty() {
-        return Err(ProfileError::NoMetric {
-            file,
-            metric: metric.to_string(),
-        });
-    }
-    Ok((profile, values))
+    Ok(profile)
 }
 
 /// Whether the profile of `id` at `size` waits only for the GPU machine's
 /// profiling run: none collected yet, or one of earlier code, for an
-/// example of this book at a size it declares.
-pub fn awaits(id: &str, size: Dims, results: &Results<'_>) -> bool {
+/// example of this book at a size it declares; or, for `metric` a warp
+/// stall counter (or `stalls`), a current profile collected without
+/// `--stalls`.
+pub fn awaits(id: &str, metric: &str, size: Dims, results: &Results<'_>) -> bool {
+    let wants_stalls =
+        metric == profile::STALLS || profile::stall_metrics().iter().any(|m| m == metric);
+    if wants_stalls
+        && current(id, size, results).is_ok_and(|p| p.kernels.iter().all(|k| k.stalls().is_none()))
+    {
+        return true;
+    }
+    awaits_collection(id, size, results)
+}
+
+/// Whether the profile of `id` at `size` waits for the GPU machine's
+/// profiling run: none collected yet, or one of earlier code.
+fn awaits_collection(id: &str, size: Dims, results: &Results<'_>) -> bool {
     let declared = crate::names::example(results.catalog(), id)
         .is_ok_and(|e| crate::names::undeclared_size(e, size).is_none());
     if !declared {
@@ -189,7 +223,7 @@ pub fn stored_file(id: &str, size: Dims, stored: &StoredReports) -> StoredFile {
 
 /// A kernel's name without its parameter list: `reduce_fast` for
 /// `reduce_fast(const float *, float *, unsigned int)`.
-fn short_kernel(name: &str) -> &str {
+pub(crate) fn short_kernel(name: &str) -> &str {
     name.split('(').next().unwrap_or(name).trim()
 }
 

@@ -89,8 +89,8 @@ fn reasons_are_typed_and_worded_as_before() {
         matches!(earlier, ProfileError::Earlier { .. }),
         "{earlier:?}"
     );
-    assert!(awaits("fast", n, &book.results()));
-    assert!(!awaits("nope", n, &book.results()));
+    assert!(awaits("fast", "dram__throughput", n, &book.results()));
+    assert!(!awaits("nope", "dram__throughput", n, &book.results()));
     assert_eq!(
         parse_metric("dram").ok(),
         cuda_measured_core::profile::metric_named("dram")
@@ -99,4 +99,58 @@ fn reasons_are_typed_and_worded_as_before() {
         parse_metric("dramm").unwrap_err().to_string(),
         "`dramm` is not a profiler metric; did you mean `dram`?"
     );
+}
+
+// `{{#profile ID stalls SIZE}}` names the kernel's leading stall reasons,
+// most cycles first (`selected`, the issuing cycle, left out), out of the
+// cycles between two issued instructions. A current profile collected
+// without --stalls says how to collect them and waits for the GPU machine
+// in an author's build; one with them does not wait.
+#[test]
+fn stalls_name_the_leading_reasons() {
+    let book = Book::new();
+    let stalls = Directive::Profile {
+        id: "fast".into(),
+        metric: parse_metric("stalls").unwrap(),
+        size: Size(1 << 28).into(),
+    };
+    book.store_profile("fast", &book.key_of("fast"));
+    match evaluate(&stalls, &book.results()) {
+        Value::Unmeasured(why) => assert!(why.contains("cuda-runner profile --stalls"), "{why}"),
+        other => panic!("not unmeasured: {other:?}"),
+    }
+    assert!(report_awaits_measuring(&stalls, &book.results()));
+    let reason = |r: &str, v: f64| {
+        (
+            cuda_measured_core::profile::stall_metric(r),
+            serde_json::json!({"unit": "", "value": v}),
+        )
+    };
+    let mut metrics: serde_json::Map<String, serde_json::Value> = [
+        reason("long_scoreboard", 2.5),
+        reason("lg_throttle", 14.25),
+        reason("selected", 1.0),
+        reason("barrier", 3.0),
+        reason("wait", 1.5),
+        reason("membar", 0.0),
+        reason("short_scoreboard", 0.75),
+    ]
+    .into_iter()
+    .collect();
+    metrics.insert(
+        cuda_measured_core::profile::ISSUE_INTERVAL.into(),
+        serde_json::json!({"unit": "", "value": 23.0}),
+    );
+    book.store_profile_metrics("fast", &book.key_of("fast"), metrics.into());
+    assert_eq!(
+        text_of(evaluate(&stalls, &book.results())),
+        "lg throttle 14.2, barrier 3.0, long scoreboard 2.5, wait 1.5 of 23.0 cycles between issues"
+    );
+    assert!(!report_awaits_measuring(&stalls, &book.results()));
+    let one = Directive::Profile {
+        id: "fast".into(),
+        metric: parse_metric("stall_lg_throttle").unwrap(),
+        size: Size(1 << 28).into(),
+    };
+    assert_eq!(text_of(evaluate(&one, &book.results())), "14.25");
 }

@@ -31,16 +31,20 @@ pub enum SassCount {
     Division,
     /// Registers per thread of the kernel.
     Registers,
+    /// Bytes of the kernel's stack frame per thread: local memory the
+    /// compiler spills registers to (or keeps arrays in).
+    Stack,
 }
 
 impl SassCount {
-    const NAMES: &'static str = "instructions, predicated, branches, division or registers";
-    const WORDS: [&'static str; 5] = [
+    const NAMES: &'static str = "instructions, predicated, branches, division, registers or stack";
+    const WORDS: [&'static str; 6] = [
         "instructions",
         "predicated",
         "branches",
         "division",
         "registers",
+        "stack",
     ];
 
     fn from_word(word: &str) -> Option<Self> {
@@ -50,6 +54,7 @@ impl SassCount {
             "branches" => SassCount::Branches,
             "division" => SassCount::Division,
             "registers" => SassCount::Registers,
+            "stack" => SassCount::Stack,
             _ => return None,
         })
     }
@@ -97,9 +102,9 @@ pub enum ArgsError {
         /// The last word written.
         word: String,
     },
-    /// Registers are a kernel's, not an anchor's.
+    /// Registers and the stack frame are a kernel's, not an anchor's.
     #[error(
-        "registers are counted for the whole kernel: drop `anchor=` from {{{{#sass_count ... registers}}}}"
+        "registers and stack are counted for the whole kernel: drop `anchor=` from {{{{#sass_count ... registers}}}} or {{{{#sass_count ... stack}}}}"
     )]
     RegistersOfAnchor,
 }
@@ -121,7 +126,7 @@ pub fn parse_count(args: &[&str]) -> Result<(SassTarget, SassCount), ArgsError> 
         word: what.to_string(),
     })?;
     let target = target(id, rest, SASS_COUNT_FORM)?;
-    if count == SassCount::Registers && target.anchor.is_some() {
+    if matches!(count, SassCount::Registers | SassCount::Stack) && target.anchor.is_some() {
         return Err(ArgsError::RegistersOfAnchor);
     }
     Ok((target, count))

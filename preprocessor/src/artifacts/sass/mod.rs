@@ -220,6 +220,10 @@ pub fn count(target: &SassTarget, what: SassCount, results: &Results<'_>) -> Sho
             "instructions of integer division or modulo sequences",
         ),
         SassCount::Registers => (view.kernel.registers as usize, "registers per thread"),
+        SassCount::Stack => (
+            view.kernel.stack as usize,
+            "bytes of stack frame (local memory) per thread",
+        ),
     };
     let of = match &view.region {
         Some((anchor, ranges)) => format!(

@@ -236,6 +236,17 @@ fn unknown_ids_kernels_and_anchors_are_mistakes() {
         &results,
     );
     assert!(matches!(registers, Value::Figure { text, .. } if text == "10"));
+    // The stack frame is the kernel's too: bytes per thread, 0 without
+    // spills.
+    let stack = count(
+        &target("r/tree", Some("finish"), None),
+        SassCount::Stack,
+        &results,
+    );
+    assert!(
+        matches!(&stack, Value::Figure { text, .. } if text == "0"),
+        "{stack:?}"
+    );
 }
 
 // Code of another file at the anchor's line numbers is not the anchor's;

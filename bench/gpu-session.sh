@@ -272,7 +272,9 @@ for text in texts:
             stalls.add((id_, size))
 # Exercise stages (kernels/exercise/TRACK/STAGE.toml): a profile or
 # profile_ratio gate reads the starter's and the solution's profiles (and
-# those of the stage it compares with) at the stage's size.
+# those of the stage it compares with) at the stage's size, and the test
+# of the gates (preprocessor/src/exercise_gates/verdicts.rs) those of the
+# stage's pitfall kernels and of every solution of the track.
 exercises = pathlib.Path("kernels/exercise")
 for path in exercises.rglob("*.toml"):
     try:
@@ -281,6 +283,9 @@ for path in exercises.rglob("*.toml"):
         if not gates:
             continue
         files = [path.parent / stage["starter"], path.parent / stage["solution"]]
+        files += [path.parent / p["kernel"] for p in stage.get("pitfall", []) if "kernel" in p]
+        for sibling in path.parent.glob("*.toml"):
+            files.append(path.parent / tomllib.loads(sibling.read_text())["solution"])
         for over in {g.get("over", "starter") for g in gates} - {"starter"}:
             other = exercises / over if "/" in over else path.parent / over
             other = other.with_name(other.name + ".toml")

@@ -29,6 +29,10 @@
 //!   languages, each with the command that ran it for the example at SIZE
 //!   and what it printed, from `results/host/ID/LANGUAGE.json` (see
 //!   [`crate::artifacts::host`]);
+//! - `{{#quote SOURCE | TEXT}}`: another's figure, quoted with its source
+//!   (a URL), rendered as TEXT with a link to it; `mdbook-cuda check`
+//!   accepts it where it refuses a figure typed by hand
+//!   ([`crate::typed_figures`]);
 //! - `{{#allreduce GPUS}}`: the all-reduce across GPUS GPUs (chart of bus
 //!   bandwidth against message size, table, facts) from
 //!   `results/allreduce/<model>-<GPUS>gpu.json`, and
@@ -237,6 +241,13 @@ pub enum Directive {
     Repeatability,
     /// `{{#status}}`.
     Status,
+    /// `{{#quote SOURCE | TEXT}}`: another's figure, with its source.
+    Quote {
+        /// Where it comes from: a URL.
+        source: String,
+        /// The figure as the source gives it, with any words around it.
+        text: String,
+    },
     /// `{{#exercise TRACK/STAGE}}`.
     Exercise {
         /// The stage's name, its file under `kernels/exercise/` without `.toml`.
@@ -328,6 +339,8 @@ impl Directive {
             // Every example, none by name; an exercise's kernels are
             // entries of their own.
             Directive::Status | Directive::Exercise { .. } => Vec::new(),
+            // Another's figure: nothing of the book's.
+            Directive::Quote { .. } => Vec::new(),
         }
     }
 }
@@ -353,9 +366,9 @@ pub struct Found {
 /// a name starting with one of these that is not exactly one of ours is a
 /// typo (`measure`, `ratios`, `peer`), not another preprocessor's directive.
 /// So is a name one or two letters from ours (`mesured`, `cieling`).
-const OWNED_PREFIXES: [&str; 14] = [
+const OWNED_PREFIXES: [&str; 15] = [
     "measu", "ratio", "ladde", "ceil", "gpu", "peer", "repeat", "statu", "profil", "exerc", "sass",
-    "sanit", "host", "allred",
+    "sanit", "host", "allred", "quot",
 ];
 
 /// Finds this preprocessor's directives outside code.
@@ -454,6 +467,19 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, DirectiveError> {
             "status",
             "it takes no arguments",
         ))),
+        ("quote", [source, "|", text @ ..])
+            if !text.is_empty()
+                && (source.starts_with("https://") || source.starts_with("http://")) =>
+        {
+            Ok(Directive::Quote {
+                source: source.to_string(),
+                text: text.join(" "),
+            })
+        }
+        ("quote", _) => Err(DirectiveError::Usage(usage(
+            "quote SOURCE | TEXT",
+            "SOURCE the URL the figure is quoted from, TEXT the figure as it gives it, e.g. {{#quote https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf | 8.054 ms}}",
+        ))),
         ("exercise", [name]) => Ok(Directive::Exercise {
             name: name.to_string(),
         }),
@@ -518,7 +544,7 @@ fn known_names() -> impl Iterator<Item = &'static str> {
 const MDBOOK_DIRECTIVES: [&str; 4] = ["include", "rustdoc_include", "playground", "title"];
 
 /// Every directive's form, for the unknown-directive message.
-const KNOWN: [&str; 16] = [
+const KNOWN: [&str; 17] = [
     "{{#measured ID FIELD SIZE}}",
     "{{#ratio ID_A ID_B SIZE}}",
     "{{#ladder SIZE ID...}}",
@@ -535,6 +561,7 @@ const KNOWN: [&str; 16] = [
     "{{#host ID SIZE}}",
     "{{#allreduce GPUS}}",
     "{{#allreduce_figure GPUS IMPL FIELD SIZE}}",
+    "{{#quote SOURCE | TEXT}}",
 ];
 
 #[cfg(test)]
@@ -924,6 +951,30 @@ mod tests {
     }
 
     // Other preprocessors' directives, code and escaped directives are left alone.
+    // A quoted figure keeps its source and its words; one without a URL,
+    // without the bar or without text is refused with the form to write.
+    #[test]
+    fn quotes_name_their_source() {
+        let quote = found("{{#quote https://x.org/slides.pdf | 8.054 ms on a G80}}");
+        assert_eq!(
+            quote[0].parsed,
+            Ok(Directive::Quote {
+                source: "https://x.org/slides.pdf".into(),
+                text: "8.054 ms on a G80".into()
+            })
+        );
+        for bad in [
+            "{{#quote Harris | 8.054 ms}}",
+            "{{#quote https://x.org 8.054 ms}}",
+            "{{#quote https://x.org |}}",
+        ] {
+            let Err(DirectiveError::Usage(message)) = &found(bad)[0].parsed else {
+                panic!("{bad} parsed");
+            };
+            assert!(message.contains("{{#quote SOURCE | TEXT}}"), "{message}");
+        }
+    }
+
     #[test]
     fn what_is_not_ours() {
         let text = "{{#include a.rs}} {{#title T}} {{#playground a.rs}} {{#rustdoc_include a.rs:2}} {{#template t.md}} `{{#gpu}}` \\{{#gpu}}\n\n```\n{{#gpu}}\n```\n\n    {{#gpu}}\n";

@@ -8,9 +8,11 @@ use crate::figures;
 use crate::outcome::status_words;
 use crate::results::Results;
 use cuda_measured_core::dims::Dims;
-use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, Stage};
+use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, SassWhat, Stage};
 use cuda_measured_core::record::{Record, SizeResult, Status};
+use cuda_measured_core::sass_counts;
 use cuda_measured_core::size::Size;
+use session::Side;
 
 /// Starter and solution, side by side.
 #[derive(Debug, Clone, PartialEq)]
@@ -295,19 +297,22 @@ pub fn needs(kind: &GateKind, stage: &Stage, results: &Results<'_>) -> String {
         }
         GateKind::Speedup { over, min } => {
             format!(
-                "at least {}× as fast as {}",
+                "at least {}× as fast as {} (one session)",
                 bound(*min),
                 baseline_words(over)
             )
+        }
+        GateKind::Sass { count, min, max } => {
+            format!("{} {}", count.words(), bounds_words(*min, *max, ""))
         }
         GateKind::Time { max_us } => format!("median time ≤ {} µs", bound(*max_us)),
         GateKind::PctCeiling { min } => format!("at least {}% of the read ceiling", bound(*min)),
         GateKind::Peer { peer, max } => {
             let name = peer_name(peer, stage, results);
             if *max == 1.0 {
-                format!("as fast as {name} or faster")
+                format!("as fast as {name} or faster (one session)")
             } else {
-                format!("median time ≤ {}× {name}'s", bound(*max))
+                format!("median time ≤ {}× {name}'s (one session)", bound(*max))
             }
         }
     }
@@ -428,7 +433,10 @@ fn judged(
             } else {
                 record.message.clone()
             };
-            verdict(record.status == Status::Pass, words, title)
+            match sanitizer_finding(id, size, results) {
+                Some((found, why)) if record.status == Status::Pass => Judged::Failed(found, why),
+                _ => verdict(record.status == Status::Pass, words, title),
+            }
         }
         GateKind::Profile { metric, min, max } => {
             let (value, shown, title) = counter(id, metric, size, results)?;
@@ -453,16 +461,27 @@ fn judged(
         GateKind::Speedup { over, min } => {
             let other = baseline_id(over, stage);
             let (record, own) = timing(id, size, results)?;
-            let (_, base) = timing(other, size, results)?;
+            let (base_record, base) = timing(other, size, results)?;
             let speedup = base.median_us / own.median_us;
+            let one = session::same_session(record, base_record);
+            let passed =
+                session::verdict(speedup, *min, Side::AtLeast, one).ok_or_else(|| Unavailable {
+                    reason: session::remedy(id, record, other, base_record),
+                    waits: false,
+                })?;
             verdict(
-                speedup >= *min,
+                passed,
                 figures::ratio(speedup),
                 format!(
-                    "{} of {other} over {} of {id}, {}",
+                    "{} of {other} over {} of {id}, {}{}",
                     figures::time_us(base.median_us),
                     figures::time_us(own.median_us),
-                    source("both", size, record)
+                    source("both", size, record),
+                    if one {
+                        ", one session"
+                    } else {
+                        ", two sessions"
+                    }
                 ),
             )
         }
@@ -485,42 +504,55 @@ fn judged(
             verdict(pct >= *min, figures::percent(pct), source(id, size, record))
         }
         GateKind::Peer { peer, max } => {
-            let (record, own) = timing(id, size, results)?;
-            let theirs = peer_time(peer, id, size, record, results)?;
-            let ratio = own.median_us / theirs.0;
+            let chain = peer_chain(peer, id, size, results)?;
+            let passed = session::verdict(chain.ratio, *max, Side::AtMost, chain.one_session)
+                .ok_or_else(|| Unavailable {
+                    reason: chain.unjudged.clone(),
+                    waits: false,
+                })?;
             // A time ratio, not a speed-up as the other gates show: say
             // whose time it is a multiple of.
             verdict(
-                ratio <= *max,
+                passed,
                 format!(
                     "{} {}'s time",
-                    figures::ratio(ratio),
+                    figures::ratio(chain.ratio),
                     peer_name(peer, stage, results)
                 ),
-                format!(
-                    "{} of {id} over {} of {}",
-                    figures::time_us(own.median_us),
-                    figures::time_us(theirs.0),
-                    theirs.1
-                ),
+                chain.title,
             )
+        }
+        GateKind::Sass { count, min, max } => {
+            let (n, title) = sass_count(id, count, results)?;
+            verdict(within(n as f64, *min, *max), n.to_string(), title)
         }
     })
 }
 
-/// A peer's median time at `size` from the stored comparison of `id`'s
-/// problem on the GPU `record` was measured on, with where it comes from.
-fn peer_time(
+/// A kernel's time over a peer's, as a chain of same-session ratios:
+/// the kernel over the book's kernel of the stored comparison, both from
+/// the records (one session when the book was measured in one run), times
+/// the book's kernel over the peer, both from `results/peers/PROBLEM.json`
+/// (timed in one session). The kernel of the comparison itself needs only
+/// the second.
+struct PeerChain {
+    ratio: f64,
+    one_session: bool,
+    title: String,
+    unjudged: String,
+}
+
+fn peer_chain(
     peer: &str,
     id: &str,
     size: Size,
-    record: &Record,
     results: &Results<'_>,
-) -> Result<(f64, String), Unavailable> {
+) -> Result<PeerChain, Unavailable> {
     let refuse = |reason: String| Unavailable {
         reason,
         waits: false,
     };
+    let (record, own) = timing(id, size, results)?;
     let problem =
         problem_of(id, results).ok_or_else(|| refuse(results.unknown_id(id).to_string()))?;
     let file = results.stored().shown(&format!("peers/{problem}.json"));
@@ -533,32 +565,158 @@ fn peer_time(
             report.gpu
         )));
     }
-    let timing = report
-        .rows
-        .iter()
-        .find(|row| row.n == size)
-        .and_then(|row| row.peers.get(peer))
-        .ok_or_else(|| {
-            let keys: Vec<&str> = report
-                .rows
-                .first()
-                .map(|row| row.peers.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            refuse(format!(
-                "{file} has no `{peer}` at N = {size} (its peers: {})",
-                keys.join(", ")
-            ))
-        })?;
+    if report.one_session != Some(true) {
+        return Err(refuse(format!(
+            "{file} does not say that its peers were timed in the session of the book's kernel: make it again with bench/gpu-session.sh OUTDIR peers"
+        )));
+    }
+    if let Some(stale) = crate::artifacts::peers::staleness(&report, results) {
+        return Err(Unavailable {
+            reason: format!("{file} is {stale}: bench/gpu-session.sh OUTDIR peers makes it again"),
+            waits: true,
+        });
+    }
+    let row = report.rows.iter().find(|row| row.n == size);
+    let theirs = row.and_then(|row| row.peers.get(peer)).ok_or_else(|| {
+        let keys: Vec<&str> = report
+            .rows
+            .first()
+            .map(|row| row.peers.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        refuse(format!(
+            "{file} has no `{peer}` at N = {size} (its peers: {})",
+            keys.join(", ")
+        ))
+    })?;
+    let ours = row.and_then(|row| row.ours.as_ref()).ok_or_else(|| {
+        refuse(format!(
+            "{file} has no time of the book's kernel at N = {size}"
+        ))
+    })?;
+    let ours_id = row
+        .and_then(|row| row.ours_example.clone())
+        .unwrap_or_else(|| report.ours_example.clone());
+    let in_peers = ours.median_us / theirs.median_us;
+    let peers_title = format!(
+        "{ours_id} over {peer} in {file}, one session, measured {}: {} against {}",
+        figures::date(&report.measured_at),
+        figures::time_us(ours.median_us),
+        figures::time_us(theirs.median_us)
+    );
+    if ours_id == id {
+        return Ok(PeerChain {
+            ratio: in_peers,
+            one_session: true,
+            title: peers_title,
+            unjudged: String::new(),
+        });
+    }
+    let (ours_record, ours_book) = timing(&ours_id, size, results)?;
+    let one_session = session::same_session(record, ours_record);
+    Ok(PeerChain {
+        ratio: own.median_us / ours_book.median_us * in_peers,
+        one_session,
+        title: format!(
+            "{} of {id} over {} of {ours_id} ({}), times {peers_title}",
+            figures::time_us(own.median_us),
+            figures::time_us(ours_book.median_us),
+            if one_session {
+                "one session of the book"
+            } else {
+                "two sessions of the book"
+            }
+        ),
+        unjudged: session::remedy(id, record, &ours_id, ours_record),
+    })
+}
+
+/// A count of the current SASS listing of `id`'s one kernel, with where
+/// it comes from.
+fn sass_count(
+    id: &str,
+    count: &SassWhat,
+    results: &Results<'_>,
+) -> Result<(usize, String), Unavailable> {
+    let refuse = |reason: String, waits: bool| Unavailable { reason, waits };
+    let Some((_, key)) = results.example(id) else {
+        return Err(refuse(results.unknown_id(id).to_string(), false));
+    };
+    let file = results
+        .stored()
+        .shown(&cuda_measured_core::sass::relative_path(id));
+    let listing = crate::artifacts::sass::read(results.stored(), id)
+        .map_err(|e| refuse(e.to_string(), true))?;
+    if listing.key != key {
+        return Err(refuse(
+            format!(
+                "{file} was made for an earlier version of `{id}`; {}",
+                crate::artifacts::sass::RELIST
+            ),
+            true,
+        ));
+    }
+    let [kernel] = listing.kernels.as_slice() else {
+        return Err(refuse(
+            format!(
+                "{file} has {} kernels: a SASS gate reads an example of one kernel",
+                listing.kernels.len()
+            ),
+            false,
+        ));
+    };
+    let reading = sass_counts::read(kernel, None);
+    let n = match count {
+        SassWhat::Instructions => reading.kernel.instructions,
+        SassWhat::Division => reading.kernel.division,
+        SassWhat::Opcode(op) => reading
+            .code
+            .iter()
+            .filter(|i| SassWhat::matches_opcode(op, i.opcode()))
+            .count(),
+    };
     Ok((
-        timing.median_us,
+        n,
         format!(
-            "{peer} from {file}, measured {}",
-            figures::date(&report.measured_at)
+            "{} of {} ({file}, {} {}, {})",
+            count.words(),
+            kernel.name,
+            listing.arch,
+            listing.tool,
+            figures::date(&listing.made_at)
         ),
     ))
 }
 
+/// A stored compute-sanitizer report of the current code of `id` at
+/// `size` that found something: the check and what it counted.
+fn sanitizer_finding(id: &str, size: Size, results: &Results<'_>) -> Option<(String, String)> {
+    let (_, key) = results.example(id)?;
+    cuda_measured_core::sanitizer::CHECKS
+        .iter()
+        .find_map(|check| {
+            let report =
+                crate::artifacts::sanitizer::read(results.stored(), id, check, Dims::n(size.0))
+                    .ok()?;
+            (report.key == key && report.errors + report.warnings > 0).then(|| {
+                (
+                    format!(
+                        "{check}: {} error(s), {} warning(s)",
+                        report.errors, report.warnings
+                    ),
+                    format!(
+                        "{}: compute-sanitizer {check} of `{id}` at N = {size}, {}",
+                        report.summary.clone().unwrap_or_default(),
+                        figures::date(&report.made_at)
+                    ),
+                )
+            })
+        })
+}
+
 pub mod render;
+pub mod session;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verdicts;

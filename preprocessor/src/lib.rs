@@ -75,6 +75,7 @@ pub mod source_map;
 pub mod splice;
 pub mod status_page;
 pub mod stored;
+pub mod typed_figures;
 pub mod values;
 
 #[cfg(test)]

@@ -49,6 +49,13 @@ pub enum Value {
     Host(Box<host::HostView>),
     /// An all-reduce report.
     Allreduce(Box<allreduce::AllreduceView>),
+    /// Another's figure, with the URL it is quoted from.
+    Quoted {
+        /// The figure as its source gives it.
+        text: String,
+        /// Its source.
+        source: String,
+    },
     /// Data that is not (currently) measured.
     Unmeasured(String),
     /// A directive that names what the book does not have (a kernel, an
@@ -166,7 +173,7 @@ impl Value {
     pub fn problem(&self) -> Option<String> {
         match self {
             // The status of every example is listed, never a problem itself.
-            Value::Figure { .. } | Value::Status(_) => None,
+            Value::Figure { .. } | Value::Quoted { .. } | Value::Status(_) => None,
             Value::Unmeasured(reason) | Value::Mistake(reason) => Some(reason.clone()),
             Value::Sass(view) => view.stale.clone(),
             Value::Sanitizer(view) => view.problem(),
@@ -264,6 +271,10 @@ pub fn evaluate(directive: &Directive, results: &Results<'_>) -> Value {
             }))
         }
         Directive::Ceiling { id, field } => ceiling(id, *field, results),
+        Directive::Quote { source, text } => Value::Quoted {
+            text: text.clone(),
+            source: source.clone(),
+        },
         Directive::Gpu => match results.gpu_name() {
             Ok(name) => Value::Figure {
                 title: "the GPU this book's results were measured on".into(),

@@ -130,10 +130,21 @@ pub fn execute(args: &Args) -> anyhow::Result<ExitCode> {
             mistakes.len()
         );
     }
+    // Figures typed by hand into prose, where directives belong.
+    let typed = crate::typed_figures::check(&settings, &catalog, &disk.chapters);
+    for line in &typed {
+        println!("{line}");
+    }
+    if !typed.is_empty() {
+        println!(
+            "{} figure(s) typed into prose: write each with a directive, or mark another's as {{{{#quote SOURCE | TEXT}}}}",
+            typed.len()
+        );
+    }
     if let Some(message) = nvrtc_missing {
         println!("not every example was compiled: {message}");
     }
-    Ok(if failed == 0 && mistakes.is_empty() {
+    Ok(if failed == 0 && mistakes.is_empty() && typed.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

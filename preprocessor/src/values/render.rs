@@ -27,6 +27,13 @@ fn html(value: &Value, alone: bool) -> String {
         Value::Figure { text, title } => {
             return html! { span.cm-value title=(title) { (text) } }.into_string();
         }
+        Value::Quoted { text, source } => {
+            return html! {
+                span.cm-quoted title={ "quoted from " (source) ", not measured by this book" } { (text) }
+                " (" a href=(source) { "source" } ")"
+            }
+            .into_string();
+        }
         Value::Unmeasured(reason) => {
             return html! { span.cm-unmeasured title=(reason) { "not measured" } }.into_string();
         }
@@ -94,6 +101,7 @@ fn ladder_chart(ladder: &Ladder) -> Markup {
 fn markdown(value: &Value, alone: bool) -> String {
     match value {
         Value::Figure { text, .. } => text.clone(),
+        Value::Quoted { text, source } => format!("{text} ([source]({source}))"),
         Value::Unmeasured(_) => "*(not measured)*".into(),
         Value::Mistake(message) => render::markdown::directive_error(message),
         // A table cannot interrupt a paragraph: open it with a blank line.
@@ -107,7 +115,10 @@ fn markdown(value: &Value, alone: bool) -> String {
                 Value::Sanitizer(view) => sanitizer::markdown(view),
                 Value::Host(view) => host::markdown(view),
                 Value::Allreduce(view) => allreduce::markdown(view),
-                Value::Figure { .. } | Value::Unmeasured(_) | Value::Mistake(_) => {
+                Value::Figure { .. }
+                | Value::Quoted { .. }
+                | Value::Unmeasured(_)
+                | Value::Mistake(_) => {
                     unreachable!("matched above")
                 }
             };
@@ -151,6 +162,25 @@ fn ladder_table(ladder: &Ladder) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    // A quoted figure reads as its text, marked and linked to its source,
+    // in HTML and in markdown.
+    #[test]
+    fn a_quote_links_its_source() {
+        let value = Value::Quoted {
+            text: "8.054 ms".into(),
+            source: "https://x.org/r.pdf".into(),
+        };
+        assert_eq!(
+            render(Target::Html, &value, false),
+            "<span class=\"cm-quoted\" title=\"quoted from https://x.org/r.pdf, not measured by this book\">8.054 ms</span> (<a href=\"https://x.org/r.pdf\">source</a>)"
+        );
+        assert_eq!(
+            render(Target::Markdown, &value, false),
+            "8.054 ms ([source](https://x.org/r.pdf))"
+        );
+    }
+
     use super::*;
     use crate::values::{Peers, Repeatability};
     use cuda_measured_core::record::Status;

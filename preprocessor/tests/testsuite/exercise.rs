@@ -24,7 +24,7 @@ fn failing_gates_fail_the_author_build() {
     run.assert_failure();
     let stderr = &run.stderr;
     for line in [
-        "[cuda] kernels/exercise/sum/stage2.toml:9: {{#exercise sum/stage2}}: the solution `exercise/sum/halves` fails its gate `at least 1.5× as fast as stage 1's solution`: measured 1.34×; change the solution or the gate",
+        "[cuda] kernels/exercise/sum/stage2.toml:9: {{#exercise sum/stage2}}: the solution `exercise/sum/halves` fails its gate `at least 1.5× as fast as stage 1's solution (one session)`: measured 1.34×; change the solution or the gate",
         "[cuda] kernels/exercise/sum/stage1.toml:10: {{#measured exercise/sum/strat time 2^22}}: no example with id `exercise/sum/strat` in this book; did you mean `exercise/sum/start`?",
         "[cuda] src/exercise.md:9: {{#exercise sum/stage1}}: a stage is a block of its own: write the directive alone on its line",
         "[cuda] src/exercise.md:11: no exercise stage `sum/stage9`: stages are files kernels/exercise/TRACK/STAGE.toml, named TRACK/STAGE; did you mean `sum/stage1`?",

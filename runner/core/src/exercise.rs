@@ -210,6 +210,16 @@ pub enum GateKind {
         /// Percent.
         min: f64,
     },
+    /// A count of the stored SASS listing of the kernel (no GPU, no drift:
+    /// a property of the code), within bounds.
+    Sass {
+        /// What is counted.
+        count: SassWhat,
+        /// At least this many.
+        min: Option<f64>,
+        /// At most this many.
+        max: Option<f64>,
+    },
     /// Median time over a vendor library's (from `results/peers/`), at most `max`.
     Peer {
         /// The peer's key in the stored comparison (`cub`).
@@ -219,8 +229,63 @@ pub enum GateKind {
     },
 }
 
+/// What a `sass` gate counts in a kernel's stored listing (padding left
+/// out, as `{{#sass_count}}` counts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SassWhat {
+    /// Every instruction.
+    Instructions,
+    /// Instructions of integer division or modulo sequences.
+    Division,
+    /// Instructions whose opcode is this one or begins with it and a dot:
+    /// `SHFL` counts `SHFL.DOWN`, `LDG.E.128` counts `LDG.E.128.CONSTANT`.
+    Opcode(String),
+}
+
+impl SassWhat {
+    /// Reads `instructions`, `division` or an opcode in capitals (`SHFL`,
+    /// `LDG.E.128`).
+    pub fn parse(word: &str) -> Option<Self> {
+        Some(match word {
+            "instructions" => SassWhat::Instructions,
+            "division" => SassWhat::Division,
+            opcode
+                if !opcode.is_empty()
+                    && opcode.split('.').all(|part| {
+                        !part.is_empty()
+                            && part
+                                .chars()
+                                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    })
+                    && opcode.starts_with(|c: char| c.is_ascii_uppercase()) =>
+            {
+                SassWhat::Opcode(opcode.to_string())
+            }
+            _ => return None,
+        })
+    }
+
+    /// Whether an instruction whose opcode with modifiers is `opcode`
+    /// (`SHFL.DOWN`) is one of an [`SassWhat::Opcode`].
+    pub fn matches_opcode(wanted: &str, opcode: &str) -> bool {
+        opcode == wanted
+            || opcode
+                .strip_prefix(wanted)
+                .is_some_and(|rest| rest.starts_with('.'))
+    }
+
+    /// In words, for a gate's row: `SHFL instructions`.
+    pub fn words(&self) -> String {
+        match self {
+            SassWhat::Instructions => "SASS instructions".into(),
+            SassWhat::Division => "SASS instructions of integer division or modulo".into(),
+            SassWhat::Opcode(op) => format!("`{op}` instructions in the SASS"),
+        }
+    }
+}
+
 /// The gate kinds, as stage files write them.
-const GATE_KINDS: [&str; 7] = [
+const GATE_KINDS: [&str; 8] = [
     "correct",
     "profile",
     "profile_ratio",
@@ -228,6 +293,7 @@ const GATE_KINDS: [&str; 7] = [
     "time",
     "pct_ceiling",
     "peer",
+    "sass",
 ];
 
 /// Why a stage cannot be used.
@@ -448,6 +514,10 @@ impl GateContext<'_> {
             "time" => (&["max"], "max, in µs"),
             "pct_ceiling" => (&["min"], "min, in percent"),
             "peer" => (&["peer", "max"], "peer, and max (1 when absent)"),
+            "sass" => (
+                &["count", "min", "max"],
+                "count (`instructions`, `division` or an opcode such as `SHFL`), and min or max",
+            ),
             other => {
                 return Err(self.at(
                     raw.kind.span(),
@@ -520,6 +590,20 @@ impl GateContext<'_> {
             "pct_ceiling" => GateKind::PctCeiling {
                 min: num(&raw.min).ok_or_else(|| need("min, in percent"))?,
             },
+            "sass" => {
+                let (min, max) = bounds()?;
+                let word = raw.count.as_ref().ok_or_else(|| need("`count`"))?;
+                let count = SassWhat::parse(word.get_ref()).ok_or_else(|| {
+                    self.at(
+                        word.span(),
+                        format!(
+                            "`count = \"{}\"` is not something a SASS gate counts: write `instructions`, `division` or an opcode in capitals (`SHFL`, `LDG.E.128`)",
+                            word.get_ref()
+                        ),
+                    )
+                })?;
+                GateKind::Sass { count, min, max }
+            }
             _ => GateKind::Peer {
                 peer: raw
                     .peer
@@ -771,6 +855,8 @@ struct RawGate {
     #[serde(default)]
     peer: Option<Spanned<String>>,
     #[serde(default)]
+    count: Option<Spanned<String>>,
+    #[serde(default)]
     min: Option<Spanned<f64>>,
     #[serde(default)]
     max: Option<Spanned<f64>>,
@@ -785,6 +871,7 @@ impl RawGate {
             text("metric", &self.metric),
             text("over", &self.over),
             text("peer", &self.peer),
+            text("count", &self.count),
             num("min", &self.min),
             num("max", &self.max),
         ]

@@ -126,7 +126,7 @@ pub struct Peers {
 /// Why a stored comparison no longer describes the book's kernel: the
 /// example is gone, its code changed since (another key), or its own
 /// record is not current.
-fn staleness(report: &Report, results: &Results<'_>) -> Option<String> {
+pub(crate) fn staleness(report: &Report, results: &Results<'_>) -> Option<String> {
     ours_of(report).into_iter().find_map(|(id, stored_key)| {
         let Some((key, outcome)) = results.current(&id) else {
             return Some(format!("{id} is not an example of this book"));

@@ -225,6 +225,35 @@ fn mistakes_name_line_and_fix() {
             format!("{file}:10: the stage file is not valid: "),
         ),
         (
+            STAGE2.replace(
+                "kind = \"time\"\nmax = 20",
+                "kind = \"sass\"\ncount = \"shfl\"\nmin = 5",
+            ),
+            format!(
+                "{file}:41: `count = \"shfl\"` is not something a SASS gate counts: write `instructions`, `division` or an opcode in capitals (`SHFL`, `LDG.E.128`)"
+            ),
+        ),
+        (
+            STAGE2.replace("kind = \"time\"\nmax = 20", "kind = \"sass\"\nmin = 5"),
+            format!(
+                "{file}:40: a `sass` gate needs `count` (sass takes count (`instructions`, `division` or an opcode such as `SHFL`), and min or max)"
+            ),
+        ),
+        (
+            STAGE2.replace(
+                "kind = \"time\"\nmax = 20",
+                "kind = \"sass\"\ncount = \"SHFL\"",
+            ),
+            format!("{file}:40: a `sass` gate needs a bound, min or max"),
+        ),
+        (
+            STAGE2.replace(
+                "kind = \"time\"\nmax = 20",
+                "kind = \"sass\"\ncount = \"SHFL\"\nmetric = \"sm\"\nmin = 1",
+            ),
+            format!("{file}:42: a `sass` gate has no `metric`: remove it"),
+        ),
+        (
             STAGE2.replace("starter = \"s1_done.cu\"", "starter = \"s2_done.cu\""),
             format!(
                 "{file}:4: the solution is the starter itself: name the kernel that solves the stage"
@@ -235,6 +264,23 @@ fn mistakes_name_line_and_fix() {
         let got = error_of(&text);
         assert!(got.starts_with(&want), "want {want}\n got {got}");
     }
+}
+
+// A SASS gate reads its count word: the two counts by name, an opcode in
+// capitals with its modifiers, matched on whole modifiers.
+#[test]
+fn sass_counts_read_and_match_opcodes() {
+    assert_eq!(SassWhat::parse("division"), Some(SassWhat::Division));
+    assert_eq!(
+        SassWhat::parse("LDG.E.128"),
+        Some(SassWhat::Opcode("LDG.E.128".into()))
+    );
+    assert_eq!(SassWhat::parse("shfl"), None);
+    assert_eq!(SassWhat::parse("LDG..E"), None);
+    assert!(SassWhat::matches_opcode("SHFL", "SHFL.DOWN"));
+    assert!(SassWhat::matches_opcode("LDG.E.128", "LDG.E.128.CONSTANT"));
+    assert!(!SassWhat::matches_opcode("LDG.E.128", "LDG.E.CONSTANT"));
+    assert!(!SassWhat::matches_opcode("LD", "LDG.E"));
 }
 
 // A directive naming no stage says which stage was meant, or lists them.

@@ -1,0 +1,331 @@
+//! The book's own exercise against its own gates: every stage's starter,
+//! solution and controls, and every later stage's solution, judged by
+//! every gate of the stage from the committed store (records, profiles,
+//! SASS listings, sanitizer reports, the peers comparison), with no GPU.
+//! A gate is a claim about the stage's change: it must pass each correct
+//! kernel that makes the change (a later stage's solution makes it too),
+//! fail the starter and every control that does not make it, and not
+//! depend on which session measured what.
+
+use super::{Judged, judge};
+use crate::book_files;
+use crate::catalog::Catalog;
+use crate::config::Settings;
+use crate::outcome::Outcome;
+use crate::results::Results;
+use crate::stored::StoredReports;
+use cuda_measured_core::exercise::{GateKind, Stage};
+use cuda_measured_core::limits::KnownGpu;
+use cuda_measured_core::store::Store;
+use std::path::Path;
+
+/// What a kernel must get from a stage's gates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// Every gate passes.
+    Pass,
+    /// Every gate passes, or the ones without data wait for the GPU
+    /// machine (a profile not collected yet) and none fails.
+    PassOrWaits,
+    /// This gate (its kind as stage files write it) is the first to fail.
+    Fail(&'static str),
+}
+
+use Want::{Fail, Pass, PassOrWaits};
+
+/// (stage, kernel under `exercise/reduction/`, verdict, why).
+const TABLE: &[(&str, &str, Want, &str)] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("correct"),
+        "its racy `+=` loses additions",
+    ),
+    ("stage1", "stage1_solution", Pass, "one writer, right"),
+    ("stage1", "stage2_solution", Pass, "right"),
+    ("stage1", "stage3_solution", Pass, "right"),
+    ("stage1", "stage4_solution", Pass, "right"),
+    ("stage1", "stage5_solution", Pass, "right"),
+    ("stage1", "stage6_solution", Pass, "right"),
+    ("stage1", "stage7_solution", Pass, "right"),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("speedup"),
+        "the starter is its own baseline: 1x",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "every thread at work: 14x over one thread",
+    ),
+    ("stage2", "stage3_solution", Pass, "faster still"),
+    ("stage2", "stage4_solution", Pass, "faster still"),
+    ("stage2", "stage5_solution", Pass, "faster still"),
+    ("stage2", "stage6_solution", Pass, "faster still"),
+    ("stage2", "stage7_solution", Pass, "faster still"),
+    (
+        "stage3",
+        "stage2_solution",
+        Fail("speedup"),
+        "still one atomic per element: 1x",
+    ),
+    (
+        "stage3",
+        "stage3_solution",
+        Pass,
+        "one atomic per block: 165x",
+    ),
+    (
+        "stage3",
+        "stage3_early_return",
+        Fail("correct"),
+        "wrong at the edge sizes (NaN in unwritten slots)",
+    ),
+    (
+        "stage3",
+        "stage3_missing_sync",
+        Fail("correct"),
+        "the stored racecheck found its race, though the checks passed",
+    ),
+    (
+        "stage3",
+        "stage4_solution",
+        Pass,
+        "keeps one atomic per block; SM throughput, which it lowers, is not gated",
+    ),
+    (
+        "stage3",
+        "stage5_solution",
+        Pass,
+        "keeps one atomic per block; SM throughput 17.1% is not gated",
+    ),
+    ("stage3", "stage6_solution", Pass, "fewer atomics still"),
+    ("stage3", "stage7_solution", Pass, "fewer atomics still"),
+    (
+        "stage4",
+        "stage3_solution",
+        Fail("speedup"),
+        "the starter itself: 1x",
+    ),
+    (
+        "stage4",
+        "stage4_solution",
+        Pass,
+        "no remainder (1.34x) and halves pairing (0.437 of the instructions)",
+    ),
+    (
+        "stage4",
+        "stage4_mask",
+        Fail("profile_ratio"),
+        "drops the remainder (1.34x) but keeps the scattered pairing (0.500 of the instructions)",
+    ),
+    (
+        "stage4",
+        "stage5_solution",
+        Pass,
+        "no shared-memory rounds at all",
+    ),
+    (
+        "stage4",
+        "stage6_solution",
+        Pass,
+        "fewer blocks, fewer instructions",
+    ),
+    (
+        "stage4",
+        "stage7_solution",
+        PassOrWaits,
+        "its profile at 2^22 waits for the GPU session",
+    ),
+    (
+        "stage5",
+        "stage4_solution",
+        Fail("sass"),
+        "no shuffle: folds in shared memory",
+    ),
+    ("stage5", "stage5_solution", Pass, "ten SHFL, not slower"),
+    (
+        "stage5",
+        "stage6_solution",
+        Pass,
+        "keeps the shuffles, faster",
+    ),
+    (
+        "stage5",
+        "stage7_solution",
+        Pass,
+        "keeps the shuffles, faster",
+    ),
+    (
+        "stage6",
+        "stage5_solution",
+        Fail("speedup"),
+        "the starter itself: 1x",
+    ),
+    (
+        "stage6",
+        "stage6_solution",
+        Pass,
+        "grid-stride with float4: 3.3x, 37.4% of the read ceiling",
+    ),
+    ("stage6", "stage7_solution", Pass, "faster, wider"),
+    (
+        "stage7",
+        "stage6_solution",
+        Fail("peer"),
+        "0.987 of CUB's time, within the spread of a tie",
+    ),
+    (
+        "stage7",
+        "stage7_solution",
+        Pass,
+        "0.957 of CUB's time, 1.031x over stage 6, four wide loads a trip",
+    ),
+];
+
+/// The book in this repository, read as a frozen build reads it.
+struct Book {
+    catalog: Catalog,
+    outcomes: Vec<Outcome>,
+    stored: StoredReports,
+}
+
+impl Book {
+    fn load() -> Book {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let disk = book_files::load(&root).expect("the book loads");
+        let settings = Settings::load(&disk.root, &disk.config, |_| None).expect("settings");
+        let catalog = Catalog::build(&settings, &disk.chapters);
+        let store = Store::new(&settings.results, KnownGpu::target().name);
+        let outcomes = catalog
+            .entries
+            .iter()
+            .map(|entry| match &entry.resolved {
+                Ok(r) => Outcome::from(store.lookup(&r.example.id, &r.key).expect("store")),
+                Err(e) => Outcome::Broken(e.to_string()),
+            })
+            .collect();
+        let stored = StoredReports::new(&settings.results, "results");
+        Book {
+            catalog,
+            outcomes,
+            stored,
+        }
+    }
+
+    fn stage(&self, name: &str) -> &Stage {
+        self.catalog
+            .exercises
+            .iter()
+            .filter_map(|slot| slot.stage.as_ref().ok())
+            .map(|kernels| &kernels.stage)
+            .find(|stage| stage.name == format!("reduction/{name}"))
+            .unwrap_or_else(|| panic!("no stage reduction/{name} on the book's pages"))
+    }
+}
+
+/// A gate kind as stage files write it.
+fn kind_word(kind: &GateKind) -> &'static str {
+    match kind {
+        GateKind::Correct => "correct",
+        GateKind::Profile { .. } => "profile",
+        GateKind::ProfileRatio { .. } => "profile_ratio",
+        GateKind::Speedup { .. } => "speedup",
+        GateKind::Time { .. } => "time",
+        GateKind::PctCeiling { .. } => "pct_ceiling",
+        GateKind::Peer { .. } => "peer",
+        GateKind::Sass { .. } => "sass",
+    }
+}
+
+/// Whether `got` is what `want` asks, and the gates' verdicts in words.
+fn judged(stage: &Stage, id: &str, results: &Results<'_>, want: Want) -> (bool, String) {
+    let verdicts: Vec<(&str, Judged)> = stage
+        .gates
+        .iter()
+        .map(|g| (kind_word(&g.kind), judge(&g.kind, id, stage, results)))
+        .collect();
+    let words = verdicts
+        .iter()
+        .map(|(kind, v)| match v {
+            Judged::Passed(figure, _) => format!("{kind} passed {figure}"),
+            Judged::Failed(figure, _) => format!("{kind} FAILED {figure}"),
+            Judged::NotMeasured(u) => format!(
+                "{kind} not measured{} ({})",
+                if u.waits { ", waits" } else { "" },
+                u.reason
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let passed = |v: &Judged| matches!(v, Judged::Passed(..));
+    let ok = match want {
+        Pass => verdicts.iter().all(|(_, v)| passed(v)),
+        PassOrWaits => verdicts
+            .iter()
+            .all(|(_, v)| passed(v) || matches!(v, Judged::NotMeasured(u) if u.waits)),
+        Fail(kind) => verdicts
+            .iter()
+            .find(|(_, v)| !passed(v))
+            .is_some_and(|(k, v)| *k == kind && matches!(v, Judged::Failed(..))),
+    };
+    (ok, words)
+}
+
+// Every row of the table gets its verdict from the committed store: the
+// gates pass what makes each stage's change, starting from the stage's
+// own solution and including every later stage's, and fail each starter
+// and control for the reason the row gives. The table also covers every
+// stage, starter, solution and pitfall kernel of the track, so a stage or
+// control added without a row fails here.
+#[test]
+fn every_stage_judges_the_track_rightly() {
+    let book = Book::load();
+    let results = Results::new(&book.catalog, &book.outcomes, &book.stored);
+    let mut wrong = Vec::new();
+    for (stage_name, kernel, want, why) in TABLE {
+        let stage = book.stage(stage_name);
+        let id = format!("exercise/reduction/{kernel}");
+        let (ok, words) = judged(stage, &id, &results, *want);
+        // The whole table, for `cargo test ... -- --nocapture`.
+        println!("{stage_name} | {kernel} | {want:?} | {words}");
+        if !ok {
+            wrong.push(format!(
+                "{stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "gates judge wrongly:\n{}",
+        wrong.join("\n")
+    );
+
+    // Coverage: each stage's starter, solution and pitfall kernels, and
+    // every later stage's solution, have a row.
+    let names: Vec<String> = (1..=7).map(|k| format!("stage{k}")).collect();
+    for (k, name) in names.iter().enumerate() {
+        let stage = book.stage(name);
+        let mut ids = vec![stage.starter.id(), stage.solution.id()];
+        ids.extend(
+            stage
+                .pitfalls
+                .iter()
+                .filter_map(|p| p.kernel.as_ref().map(|k| k.id())),
+        );
+        ids.extend(
+            names[k + 1..]
+                .iter()
+                .map(|later| book.stage(later).solution.id()),
+        );
+        for id in ids {
+            let kernel = id.rsplit('/').next().unwrap();
+            assert!(
+                TABLE.iter().any(|(s, kk, _, _)| s == name && *kk == kernel),
+                "no row for {kernel} at {name}: add its intended verdict to TABLE"
+            );
+        }
+    }
+}

@@ -678,7 +678,7 @@ fn sass_count(
         n,
         format!(
             "{} of {} ({file}, {} {}, {})",
-            count.words(),
+            count.words().replace('`', ""),
             kernel.name,
             listing.arch,
             listing.tool,

@@ -16,8 +16,7 @@ use cuda_measured_core::record::Record;
 /// session to session, as a factor: above the 2.2% the read ceiling moved
 /// between two sessions of the book's GPU, the largest drift the store
 /// shows (within a session, the repeatability report's largest difference
-/// of one example between two runs is 1.41%, and at most 0.1% above
-/// 50 µs).
+/// of one example between two runs is 1.41%).
 pub const ACROSS_SESSIONS: f64 = 1.03;
 
 /// Whether `a` and `b` were measured in one session of the runner (a

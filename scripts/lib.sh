@@ -3,6 +3,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MDBOOK_VERSION=0.5.4
+# The maths preprocessor (book.toml's [preprocessor.katex]); 0.10 speaks
+# mdbook 0.5's protocol and renders with KaTeX 0.16.4, whose stylesheet
+# and fonts are bundled in src/katex/.
+MDBOOK_KATEX_VERSION=0.10.0
 NVRTC_VERSION=13.0.88
 SASS_TOOLS_VERSION=13.5.37
 TOOLS="$ROOT/.tools"
@@ -20,14 +24,38 @@ is_pinned_mdbook() {
     [[ -x "$1" ]] && "$1" --version 2>/dev/null | grep -qx "mdbook v$MDBOOK_VERSION"
 }
 
-# mdbook: a carried bundle (dist/bin) on machines without cargo, else the
-# pinned version where there is one already (.tools/, then PATH), else the
-# pinned version installed into .tools/ on first use.
+# Whether mdbook-katex at path $1 is the pinned version.
+is_pinned_katex() {
+    [[ -x "$1" ]] && "$1" --version 2>/dev/null | grep -qx "mdbook-katex $MDBOOK_KATEX_VERSION"
+}
+
+# mdbook-katex, which mdbook runs by name: the pinned version on PATH
+# already, else the one in .tools/bin (installed there on first use), whose
+# folder goes on PATH.
+ensure_mdbook_katex() {
+    local on_path
+    on_path="$(command -v mdbook-katex || true)"
+    if [[ -n "$on_path" ]] && is_pinned_katex "$on_path"; then
+        return
+    fi
+    if ! is_pinned_katex "$TOOLS/bin/mdbook-katex"; then
+        echo "[setup] installing mdbook-katex $MDBOOK_KATEX_VERSION into .tools/ (once; the book's maths; cargo's progress follows)" >&2
+        cargo install mdbook-katex --version "$MDBOOK_KATEX_VERSION" --locked --root "$TOOLS"
+    fi
+    export PATH="$TOOLS/bin:$PATH"
+}
+
+# mdbook: a carried bundle (dist/bin, mdbook-katex with it) on machines
+# without cargo, else the pinned version where there is one already
+# (.tools/, then PATH), else the pinned version installed into .tools/ on
+# first use; and mdbook-katex (ensure_mdbook_katex).
 ensure_mdbook() {
     if [[ -x "$ROOT/dist/bin/mdbook" ]] && ! command -v cargo >/dev/null; then
         MDBOOK="$ROOT/dist/bin/mdbook"
+        export PATH="$ROOT/dist/bin:$PATH"
         return
     fi
+    ensure_mdbook_katex
     local on_path
     on_path="$(command -v mdbook || true)"
     if ! is_pinned_mdbook "$TOOLS/bin/mdbook" && [[ -n "$on_path" ]] && is_pinned_mdbook "$on_path"; then

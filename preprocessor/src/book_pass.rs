@@ -326,7 +326,7 @@ mod tests {
         assert!(out.ends_with(&format!("{between}<span class=\"cm-unmeasured\" title=\"`r/tree` is not measured yet\">not measured</span>{after}")), "{out}");
         let replaced = &out[before.len()..out.find(between).unwrap()];
         assert!(
-            replaced.starts_with("```cpp\r\n   extern \"C\""),
+            replaced.starts_with("```cuda\r\n   extern \"C\""),
             "{replaced}"
         );
         assert!(

@@ -6,7 +6,8 @@
   language" warnings included), throws, or fails to load a resource;
 - has a ```cuda block that highlight.js did not highlight;
 - shows raw TeX (a `$...$`, `$$...$$` or `\\command{` left in its text, or a
-  formula KaTeX could not render);
+  formula KaTeX could not render), or a power of two written `2^k` instead
+  of `2ᵏ`;
 - is wider than the viewport outside a deliberate scroll box (an element
   whose overflow-x is auto or scroll, such as a table's wrapper or a
   code block).
@@ -64,9 +65,14 @@ INSPECT = r"""
     },
   });
   const tex = /\$\$|\$[^$\s][^$]*\$|\\[A-Za-z]+\{/;
+  // Powers of two are written one way, 2²⁰ (the plugin turns 2^20 into
+  // it); a 2^k left in the text was missed.
+  const caret = /(^|[^\w"'.^])2\^-?\d/;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const m = node.nodeValue.match(tex);
     if (m) found.push(['raw TeX', `"${m[0].slice(0, 60)}" in ${describe(node.parentElement)}`]);
+    const c = node.nodeValue.match(caret);
+    if (c) found.push(['2^k', `"${c[0].trim()}" written as 2^k in ${describe(node.parentElement)}`]);
   }
 
   // Width: the page scrolls sideways, or an element reaches past the
@@ -177,6 +183,12 @@ def check_pages(folder, pages):
             # Fonts (KaTeX's among them) can change widths; wait for them.
             page.evaluate("document.fonts.ready.then(() => true)")
             found = [tuple(f) for f in page.evaluate(INSPECT, WIDTH)]
+            if found:
+                # Once more after a second: on a loaded machine a long page
+                # (print.html) was once inspected before its script had
+                # highlighted it. What is wrong stays wrong.
+                page.wait_for_timeout(1000)
+                found = [tuple(f) for f in page.evaluate(INSPECT, WIDTH)]
             found = list(log) + found
             if found:
                 findings[rel] = found
@@ -205,7 +217,8 @@ PLANTED = {
         '<div style="overflow-x:auto"><table><tr><td style="min-width:900px">a wide table'
         '</td></tr></table></div><pre><code class="language-cuda hljs">'
         '<span class="hljs-keyword">__global__</span> void k() {}</code></pre>'
-        '<p>cost <span class="katex">x<sup>2</sup></span>, US$ 5</p>',
+        '<p>cost <span class="katex">x<sup>2</sup></span>, US$ 5, N = 2²⁶</p>'
+        '<p><code>sizes = ["2^20"]</code></p>',
     ),
     "wide.html": ("too wide", '<p>text</p><div style="width:1200px">a wide element</div>'),
     "console.html": ("console", "<p>text</p><script>console.error('planted error')</script>"),
@@ -215,6 +228,7 @@ PLANTED = {
         "unhighlighted",
         '<pre><code class="language-cuda">__global__ void k() {}</code></pre>',
     ),
+    "caret.html": ("2^k", "<p>at N = 2^26 the kernel</p>"),
     "rawtex.html": ("raw TeX", r"<p>$$y_j = \frac{e^{x_j}}{\sum_k e^{x_k}}$$</p>"),
     "katex-error.html": ("raw TeX", '<p><span class="katex-error">\\frac{</span></p>'),
 }

@@ -233,7 +233,12 @@ fn rewrite_chapter(
             text: splice::fit(&text, &continuation, crlf),
         });
     }
-    splice::apply(content, edits)
+    let out = splice::apply(content, edits);
+    // The HTML book writes powers of two one way: `2^20` as `2²⁰`.
+    match target {
+        Target::Html => crate::powers::in_page(&out),
+        _ => out,
+    }
 }
 
 /// `[cuda] 12 example(s): 10 current, 1 stale, ...`, each example counted

@@ -65,6 +65,7 @@ pub mod measure;
 pub mod names;
 pub mod outcome;
 pub mod page;
+pub mod powers;
 pub mod render;
 pub mod report;
 pub mod results;

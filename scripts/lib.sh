@@ -9,6 +9,8 @@ MDBOOK_VERSION=0.5.4
 MDBOOK_KATEX_VERSION=0.10.0
 NVRTC_VERSION=13.0.88
 SASS_TOOLS_VERSION=13.5.37
+# Playwright (PyPI) drives Debian's Chromium for the browser check.
+PLAYWRIGHT_VERSION=1.65.2
 TOOLS="$ROOT/.tools"
 
 # Where cargo puts what it builds: CARGO_TARGET_DIR, a cargo config's
@@ -139,4 +141,24 @@ build_packages() {
 # Whether this machine has an NVIDIA GPU the driver shows.
 has_gpu() {
     [[ -e /dev/nvidiactl ]] || { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
+}
+
+# The browser check's tools: Debian's Chromium (installed with apt when
+# missing: sudo, or plain apt-get as root) and Playwright from PyPI into
+# .tools/playwright (its own browser download is never used). Sets
+# PYTHONPATH for scripts/browser_check.py.
+ensure_browser() {
+    if [[ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
+        echo "[setup] installing Debian's chromium with apt (once; the browser check)" >&2
+        local sudo=()
+        [[ $(id -u) == 0 ]] || sudo=(sudo)
+        "${sudo[@]}" apt-get install -y chromium >/dev/null ||
+            { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y chromium >/dev/null; }
+    fi
+    if ! PYTHONPATH="$TOOLS/playwright" python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('playwright') != '$PLAYWRIGHT_VERSION')" 2>/dev/null; then
+        echo "[setup] installing Playwright $PLAYWRIGHT_VERSION from PyPI into .tools/playwright (once; the browser check)" >&2
+        python3 -m pip install --quiet --disable-pip-version-check --upgrade \
+            --target "$TOOLS/playwright" "playwright==$PLAYWRIGHT_VERSION"
+    fi
+    export PYTHONPATH="$TOOLS/playwright${PYTHONPATH:+:$PYTHONPATH}"
 }

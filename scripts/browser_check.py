@@ -281,7 +281,8 @@ def main():
         )
         return 1
     print(f"{len(pages)} pages load cleanly at {WIDTH} px: no console errors or warnings, "
-          f"every cuda block highlighted, maths rendered, nothing wider than the viewport ({seconds:.0f} s)")
+          f"every cuda block highlighted, maths rendered, powers of two as 2ᵏ, nothing wider than the "
+          f"viewport outside a scroll box ({seconds:.0f} s)")
     return 0
 
 

@@ -32,12 +32,16 @@ is_pinned_katex() {
 }
 
 # mdbook-katex, which mdbook runs by name: the pinned version on PATH
-# already, else the one in .tools/bin (installed there on first use), whose
-# folder goes on PATH.
+# already, else a carried bundle's (dist/bin), else the one in .tools/bin
+# (installed there on first use), whose folder goes on PATH.
 ensure_mdbook_katex() {
     local on_path
     on_path="$(command -v mdbook-katex || true)"
     if [[ -n "$on_path" ]] && is_pinned_katex "$on_path"; then
+        return
+    fi
+    if is_pinned_katex "$ROOT/dist/bin/mdbook-katex"; then
+        export PATH="$ROOT/dist/bin:$PATH"
         return
     fi
     if ! is_pinned_katex "$TOOLS/bin/mdbook-katex"; then

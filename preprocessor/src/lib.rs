@@ -53,6 +53,7 @@ pub mod compile_step;
 pub mod config;
 pub mod directive_syntax;
 pub mod directives;
+pub mod dollars;
 pub mod evidence;
 pub mod evidence_judge;
 pub mod example_ref;

@@ -234,11 +234,11 @@ fn rewrite_chapter(
         });
     }
     let out = splice::apply(content, edits);
-    // In the HTML book: dollar signs in the plugin's HTML escaped, so the
-    // maths preprocessor after it pairs only the author's; powers of two
+    // In the HTML book: dollar signs and backticks in the plugin's HTML
+    // escaped, so the maths preprocessor after it pairs only the author's; powers of two
     // one way, `2^20` as `2²⁰`.
     match target {
-        Target::Html => crate::powers::in_page(&crate::dollars::escaped_in_html(&out)),
+        Target::Html => crate::powers::in_page(&crate::maths_guard::escaped_in_html(&out)),
         _ => out,
     }
 }

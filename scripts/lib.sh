@@ -3,8 +3,14 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MDBOOK_VERSION=0.5.4
+# The maths preprocessor (book.toml's [preprocessor.katex]); 0.10 speaks
+# mdbook 0.5's protocol and renders with KaTeX 0.16.4, whose stylesheet
+# and fonts are bundled in src/katex/.
+MDBOOK_KATEX_VERSION=0.10.0
 NVRTC_VERSION=13.0.88
 SASS_TOOLS_VERSION=13.5.37
+# Playwright (PyPI) drives Debian's Chromium for the browser check.
+PLAYWRIGHT_VERSION=1.65.2
 TOOLS="$ROOT/.tools"
 
 # Where cargo puts what it builds: CARGO_TARGET_DIR, a cargo config's
@@ -20,14 +26,42 @@ is_pinned_mdbook() {
     [[ -x "$1" ]] && "$1" --version 2>/dev/null | grep -qx "mdbook v$MDBOOK_VERSION"
 }
 
-# mdbook: a carried bundle (dist/bin) on machines without cargo, else the
-# pinned version where there is one already (.tools/, then PATH), else the
-# pinned version installed into .tools/ on first use.
+# Whether mdbook-katex at path $1 is the pinned version.
+is_pinned_katex() {
+    [[ -x "$1" ]] && "$1" --version 2>/dev/null | grep -qx "mdbook-katex $MDBOOK_KATEX_VERSION"
+}
+
+# mdbook-katex, which mdbook runs by name: the pinned version on PATH
+# already, else a carried bundle's (dist/bin), else the one in .tools/bin
+# (installed there on first use), whose folder goes on PATH.
+ensure_mdbook_katex() {
+    local on_path
+    on_path="$(command -v mdbook-katex || true)"
+    if [[ -n "$on_path" ]] && is_pinned_katex "$on_path"; then
+        return
+    fi
+    if is_pinned_katex "$ROOT/dist/bin/mdbook-katex"; then
+        export PATH="$ROOT/dist/bin:$PATH"
+        return
+    fi
+    if ! is_pinned_katex "$TOOLS/bin/mdbook-katex"; then
+        echo "[setup] installing mdbook-katex $MDBOOK_KATEX_VERSION into .tools/ (once; the book's maths; cargo's progress follows)" >&2
+        cargo install mdbook-katex --version "$MDBOOK_KATEX_VERSION" --locked --root "$TOOLS"
+    fi
+    export PATH="$TOOLS/bin:$PATH"
+}
+
+# mdbook: a carried bundle (dist/bin, mdbook-katex with it) on machines
+# without cargo, else the pinned version where there is one already
+# (.tools/, then PATH), else the pinned version installed into .tools/ on
+# first use; and mdbook-katex (ensure_mdbook_katex).
 ensure_mdbook() {
     if [[ -x "$ROOT/dist/bin/mdbook" ]] && ! command -v cargo >/dev/null; then
         MDBOOK="$ROOT/dist/bin/mdbook"
+        export PATH="$ROOT/dist/bin:$PATH"
         return
     fi
+    ensure_mdbook_katex
     local on_path
     on_path="$(command -v mdbook || true)"
     if ! is_pinned_mdbook "$TOOLS/bin/mdbook" && [[ -n "$on_path" ]] && is_pinned_mdbook "$on_path"; then
@@ -111,4 +145,24 @@ build_packages() {
 # Whether this machine has an NVIDIA GPU the driver shows.
 has_gpu() {
     [[ -e /dev/nvidiactl ]] || { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
+}
+
+# The browser check's tools: Debian's Chromium (installed with apt when
+# missing: sudo, or plain apt-get as root) and Playwright from PyPI into
+# .tools/playwright (its own browser download is never used). Sets
+# PYTHONPATH for scripts/browser_check.py.
+ensure_browser() {
+    if [[ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
+        echo "[setup] installing Debian's chromium with apt (once; the browser check)" >&2
+        local sudo=()
+        [[ $(id -u) == 0 ]] || sudo=(sudo)
+        "${sudo[@]}" apt-get install -y chromium >/dev/null ||
+            { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y chromium >/dev/null; }
+    fi
+    if ! PYTHONPATH="$TOOLS/playwright" python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('playwright') != '$PLAYWRIGHT_VERSION')" 2>/dev/null; then
+        echo "[setup] installing Playwright $PLAYWRIGHT_VERSION from PyPI into .tools/playwright (once; the browser check)" >&2
+        python3 -m pip install --quiet --disable-pip-version-check --upgrade \
+            --target "$TOOLS/playwright" "playwright==$PLAYWRIGHT_VERSION"
+    fi
+    export PYTHONPATH="$TOOLS/playwright${PYTHONPATH:+:$PYTHONPATH}"
 }

@@ -144,12 +144,23 @@ pub fn gbs_number(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// A percentage given as a percentage: `89.1%`.
+/// A percentage given as a percentage: `89.1%`, `1.2%`; below 1% with
+/// the digits a small share needs, two significant ones (`0.16%`,
+/// `0.034%`), never `0.0%` for a share that is not zero.
 pub fn percent(v: f64) -> String {
     if !v.is_finite() {
         return "n/a".into();
     }
-    format!("{v:.1}%")
+    if v == 0.0 {
+        return "0%".into();
+    }
+    let decimals = if v.abs() >= 0.995 {
+        1
+    } else {
+        // Two significant digits: 0.16 → 2 decimals, 0.034 → 3.
+        (1 - v.abs().log10().floor() as i32).clamp(2, 12) as usize
+    };
+    format!("{v:.decimals$}%")
 }
 
 /// A fraction shown as a percentage: `0.012` → `1.2%`.
@@ -309,6 +320,12 @@ mod tests {
         assert_eq!(gbs(85.34), "85.3 GB/s");
         assert_eq!(gbs(3.456), "3.46 GB/s");
         assert_eq!(percent(89.14), "89.1%");
+        // Small shares keep two significant digits, zero is zero.
+        assert_eq!(percent(0.16), "0.16%");
+        assert_eq!(percent(0.0341), "0.034%");
+        assert_eq!(percent(0.003), "0.0030%");
+        assert_eq!(percent(0.99), "0.99%");
+        assert_eq!(percent(0.0), "0%");
         assert_eq!(fraction_as_percent(0.0123), "1.2%");
         assert_eq!(error(3.1e-8), "3.1e-08");
         assert_eq!(error(3.14e-8), "3.1e-08");

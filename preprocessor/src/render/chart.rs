@@ -86,7 +86,7 @@ pub(crate) struct XAxis {
     pub(crate) ticks: Vec<f64>,
     /// `N (elements)`, or `N (elements per row)` for a row-wise problem.
     pub(crate) label: &'static str,
-    /// A tick's label from its log2 value: `2^20`.
+    /// A tick's label from its log2 value: `2²⁰`.
     pub(crate) format: fn(&f64) -> String,
 }
 
@@ -145,25 +145,43 @@ pub(crate) fn font(size: u32) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&INK)
 }
 
-/// `2^20` for 20.
+/// `2²⁰` for 20, as the book writes powers of two.
 fn power_label(v: &f64) -> String {
-    format!("2^{}", v.round() as i64)
+    crate::powers::superscript(&(v.round() as i64).to_string())
 }
 
-/// Tick values of a log axis: 1, 2, 5 per decade within `range`.
+/// Tick values of a log axis within `lo..hi`: 1, 2, 5 per decade, or, on
+/// a range too narrow for four of those (times within a decade or two),
+/// the finer 1–9 per decade, then 1, 1.5, 2, 2.5, 3, 4, … 9: at least
+/// four labels where the finest set gives them, so a value can be read.
 fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let mut out = Vec::new();
-    let mut decade = 10f64.powf(lo.log10().floor());
-    while decade <= hi {
-        for m in [1.0, 2.0, 5.0] {
-            let v = decade * m;
-            if v >= lo && v <= hi {
-                out.push(v);
+    const STEPS: [&[f64]; 3] = [
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        &[1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ];
+    let within = |mantissas: &[f64]| {
+        let mut out = Vec::new();
+        let mut decade = 10f64.powf(lo.log10().floor());
+        while decade <= hi {
+            for m in mantissas {
+                let v = decade * m;
+                if v >= lo && v <= hi {
+                    out.push(v);
+                }
             }
+            decade *= 10.0;
         }
-        decade *= 10.0;
+        out
+    };
+    let mut ticks = Vec::new();
+    for mantissas in STEPS {
+        ticks = within(mantissas);
+        if ticks.len() >= 4 {
+            break;
+        }
     }
-    out
+    ticks
 }
 
 /// A tick value without needless decimals: `5`, `200`, `0.5`.
@@ -344,7 +362,10 @@ mod tests {
             [5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
         );
         assert_eq!(tick_label(&200.0), "200");
-        assert_eq!(power_label(&30.0), "2^30");
+        assert_eq!(power_label(&30.0), "2³⁰");
+        // Times within a decade get finer labels: at least four.
+        assert_eq!(log_ticks(77.0, 290.0), [80.0, 90.0, 100.0, 200.0]);
+        assert_eq!(log_ticks(110.0, 290.0), [150.0, 200.0, 250.0]);
     }
 
     // Colours come from the peers list as #RRGGBB; anything else is ink.

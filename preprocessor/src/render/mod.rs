@@ -58,7 +58,7 @@ pub struct Panel<'a> {
 pub fn block(target: Target, example: Option<&Example>, panel: Option<&Panel<'_>>) -> String {
     let mut out = String::new();
     if let Some(example) = example {
-        out.push_str(&code_fence("cpp", &example.display));
+        out.push_str(&code_fence("cuda", &example.display));
     }
     let Some(panel) = panel else {
         return out;

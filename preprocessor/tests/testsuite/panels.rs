@@ -59,7 +59,7 @@ fn malformed_blocks_render_error_panels() {
     );
     for title in [
         "title=\"no example with id `twise` in this book; did you mean `twice`?\"",
-        "title=\"`twice` does not declare N = 2^24: its declared sizes are 2^20, 2^28\"",
+        "title=\"`twice` does not declare N = 2²⁴: its declared sizes are 2²⁰, 2²⁸\"",
     ] {
         assert!(html.contains(title), "no {title} in:\n{html}");
     }

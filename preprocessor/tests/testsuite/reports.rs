@@ -163,7 +163,7 @@ fn stale_repeatability_reports_are_greyed_and_fail_strict() {
             "{case}: {html}"
         );
         assert!(
-            html.contains("<td>reductions/fast_reduce</td><td>2^28</td><td>248.1</td>"),
+            html.contains("<td>reductions/fast_reduce</td><td>2²⁸</td><td>248.1</td>"),
             "{case}: the rows are still shown\n{html}"
         );
 

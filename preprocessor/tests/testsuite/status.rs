@@ -33,10 +33,10 @@ fn status_page_lists_every_example() {
     assert_eq!(
         status_rows(&html),
         [
-            "current: reductions/stride | current | src/reductions.md:5 | NVIDIA H200 | 2026-05-01 | 251.2 µs · 4274 GB/s at N = 2^28",
-            "stale: reductions/old | stale | src/reductions.md:15 | NVIDIA H200 | 2026-04-20 | 251.2 µs · 4274 GB/s at N = 2^28",
-            "expected-failure: reductions/racy | current (expected failure) | src/reductions.md:20 | NVIDIA H200 | 2026-05-01 | wrong: at N = 2^20 the sum is 1.0 but the …",
-            "failed: reductions/wrong | failed | src/part/more.md:5 | NVIDIA H200 | 2026-05-01 | wrong: at N = 2^28 the sum is 1.34e8 but the …",
+            "current: reductions/stride | current | src/reductions.md:5 | NVIDIA H200 | 2026-05-01 | 251.2 µs · 4274 GB/s at N = 2²⁸",
+            "stale: reductions/old | stale | src/reductions.md:15 | NVIDIA H200 | 2026-04-20 | 251.2 µs · 4274 GB/s at N = 2²⁸",
+            "expected-failure: reductions/racy | current (expected failure) | src/reductions.md:20 | NVIDIA H200 | 2026-05-01 | wrong: at N = 2²⁰ the sum is 1.0 but the …",
+            "failed: reductions/wrong | failed | src/part/more.md:5 | NVIDIA H200 | 2026-05-01 | wrong: at N = 2²⁸ the sum is 1.34e8 but the …",
             "not-measured: reductions/new | not measured | src/part/more.md:10 | — | — | —",
             "broken: reductions/nope | broken | src/part/more.md:15 | — | — | kernels/reductions/nope.cu:1: cannot read the kernel file (No such file or …",
         ]

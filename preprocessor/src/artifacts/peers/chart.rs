@@ -198,8 +198,8 @@ mod tests {
         );
         assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
         for text in [
-            ">2^16<",
-            ">2^28<",
+            ">2¹⁶<",
+            ">2²⁸<",
             ">read ceiling (measured)<",
             ">datasheet peak<",
             ">fast_reduce (ours)<",

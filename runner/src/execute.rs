@@ -862,7 +862,9 @@ impl SizeRunner<'_> {
             .map_err(RunError::Fault)?;
         let known = buffers.judge().verdict(key);
         if known.is_none() {
-            buffers.copy_answers(&stream).map_err(RunError::Fault)?;
+            buffers
+                .copy_answers(self.staging, &stream)
+                .map_err(RunError::Fault)?;
         }
         // An answer not judged yet is judged now, or, at a timed size,
         // on a thread of its own while the GPU times the size: the
@@ -942,7 +944,14 @@ impl SizeRunner<'_> {
         // than it saved: bench/tuning/disguise-kernels/check-cost-bytecompare.log).
         let checked = Instant::now();
         let after = buffers
-            .check(self.problem, &plan, data, &self.digest, &stream)
+            .check(
+                self.problem,
+                &plan,
+                data,
+                &self.digest,
+                self.staging,
+                &stream,
+            )
             .map_err(RunError::Fault)?;
         self.checks_s += checked.elapsed().as_secs_f64();
         if !after.pass && check.pass {
@@ -1242,13 +1251,18 @@ impl Buffers {
         Ok(problem::cache::answer_key(&parts))
     }
 
-    /// Copies the outputs into the judge's host copies.
-    fn copy_answers(&mut self, stream: &Arc<CudaStream>) -> Result<(), DriverError> {
+    /// Copies the outputs into the judge's host copies, through the
+    /// page-locked chunks.
+    fn copy_answers(
+        &mut self,
+        staging: &mut crate::upload::Staging,
+        stream: &Arc<CudaStream>,
+    ) -> Result<(), DriverError> {
         let judge = self.judge.as_mut().expect("the judge is back");
         for ((_, _, _, dev), (_, host)) in self.outputs.iter().zip(&mut judge.answers) {
-            stream.memcpy_dtoh(dev, host.as_bytes_mut())?;
+            staging.download(stream, dev, host.as_bytes_mut())?;
         }
-        stream.synchronize()
+        Ok(())
     }
 
     /// Judges the answer: by the verdict kept for an identical answer
@@ -1260,13 +1274,14 @@ impl Buffers {
         plan: &ResolvedPlan,
         data: Data,
         digest: &crate::digest::AnswerDigest,
+        staging: &mut crate::upload::Staging,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
         let key = self.answer_key(digest, stream)?;
         if let Some(known) = self.judge().verdict(key) {
             return Ok(known);
         }
-        self.copy_answers(stream)?;
+        self.copy_answers(staging, stream)?;
         Ok(self.judge().judge(problem, &plan.instance, data, key))
     }
 

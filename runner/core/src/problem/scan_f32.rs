@@ -145,14 +145,15 @@ const CHUNK: usize = 1 << 16;
 /// chunk starts from the float64 sums of the chunks before it).
 fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
     let n = x.len();
-    let totals: Vec<(f64, f64)> = x
-        .chunks(CHUNK)
-        .map(|c| {
-            c.iter().fold((0.0, 0.0), |(s, m), &v| {
+    // Each chunk's float64 total, on every core (the same fold of the same
+    // elements as one thread would do, so the same totals).
+    let totals: Vec<(f64, f64)> = super::draw::map_rows(n.div_ceil(CHUNK) as u64, |k| {
+        x[k * CHUNK..((k + 1) * CHUNK).min(n)]
+            .iter()
+            .fold((0.0, 0.0), |(s, m), &v| {
                 (s + f64::from(v), m + f64::from(v).abs())
             })
-        })
-        .collect();
+    });
     let mut starts = Vec::with_capacity(totals.len());
     let mut at = (0.0, 0.0);
     for t in &totals {

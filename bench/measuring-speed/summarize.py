@@ -13,7 +13,7 @@ after a GPU run whose records are committed:
 
     python3 bench/measuring-speed/summarize.py           # print the summary
     python3 bench/measuring-speed/summarize.py --write   # and keep it as
-                                                          # bench/measuring-speed/<gpu>-<day>.json
+                                                          # bench/measuring-speed/<gpu>-<day>-<uuid>.json
 """
 
 import json
@@ -110,7 +110,8 @@ def main():
     print(text)
     if "--write" in sys.argv[1:]:
         model = (gpu.get("name") or "gpu").lower().replace("nvidia ", "nvidia-").replace(" ", "-")
-        out = ROOT / "bench" / "measuring-speed" / f"{model}-{day}.json"
+        uuid = (gpu.get("uuid") or "GPU-unknown")[:12]
+        out = ROOT / "bench" / "measuring-speed" / f"{model}-{day}-{uuid}.json"
         out.write_text(text + "\n")
         print(f"kept as {out.relative_to(ROOT)}", file=sys.stderr)
 

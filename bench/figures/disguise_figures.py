@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from reductions_figures import BLUE, GREEN, ORANGE, PURPLE, Svg, expect  # noqa: E402
+from reductions_figures import BLUE, GREEN, ORANGE, PURPLE, Svg, expect, write_figures  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "kernels" / "disguise"
@@ -280,23 +280,7 @@ FIGURES = {
 
 
 def main(argv):
-    check = "--check" in argv[1:]
-    stale = []
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for name, draw in FIGURES.items():
-        text = draw().render()
-        assert "\n\n" not in text and "{{" not in text, f"{name}: would not pass through markdown as one block"
-        path = OUT_DIR / name
-        if check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(str(path.relative_to(ROOT)))
-        else:
-            path.write_text(text)
-            print(f"wrote {path.relative_to(ROOT)}")
-    if stale:
-        print("stale figures (run python3 bench/figures/disguise_figures.py): " + ", ".join(stale))
-        return 1
-    return 0
+    return write_figures(FIGURES, OUT_DIR, "bench/figures/disguise_figures.py", argv)
 
 
 if __name__ == "__main__":

@@ -917,14 +917,17 @@ FIGURES = {
 }
 
 
-def main(argv):
+def write_figures(figures, out_dir, script, argv):
+    """Draws every figure of `figures` (file name -> drawing function) into
+    `out_dir`, or with --check in `argv` only says which files differ from a
+    fresh drawing (exit status 1), naming `script` to run."""
     check = "--check" in argv[1:]
     stale = []
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for name, draw in FIGURES.items():
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, draw in figures.items():
         text = draw().render()
         assert "\n\n" not in text and "{{" not in text, f"{name}: would not pass through markdown as one block"
-        path = OUT_DIR / name
+        path = out_dir / name
         if check:
             if not path.exists() or path.read_text() != text:
                 stale.append(str(path.relative_to(ROOT)))
@@ -932,9 +935,13 @@ def main(argv):
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")
     if stale:
-        print("stale figures (run python3 bench/figures/reductions_figures.py): " + ", ".join(stale))
+        print(f"stale figures (run python3 {script}): " + ", ".join(stale))
         return 1
     return 0
+
+
+def main(argv):
+    return write_figures(FIGURES, OUT_DIR, "bench/figures/reductions_figures.py", argv)
 
 
 if __name__ == "__main__":

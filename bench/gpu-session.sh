@@ -43,6 +43,7 @@
 # change),
 # SKIP_KILL_CHECKS=1 the SIGKILL checks of the peers stage, and
 # PROFILE_NAMED_ONLY=1 profiles only what {{#profile}} directives and
+# (PROFILE_MATCH=REGEX only the kernel files it matches)
 # exercise gates name, not every example at its largest size: for calls
 # short of device time.
 # `book` is step 1 with the auto-mode checks (when the first run took
@@ -314,6 +315,9 @@ for path in sorted(pathlib.Path("kernels").rglob("*.cu")):
 PY
 : > "$out/profile.log"
 while read -r flag file size; do
+    # PROFILE_MATCH (an extended regular expression) limits the profiles to
+    # the kernel files it matches: for a call that profiles new chapters only.
+    if [[ -n ${PROFILE_MATCH:-} && ! $file =~ $PROFILE_MATCH ]]; then continue; fi
     extra=()
     [[ $flag == --stalls ]] && extra=(--stalls)
     cuda-runner profile "$file" --size "$size" "${extra[@]}" >> "$out/profile.log" 2>&1 </dev/null || echo "profile $file at $size failed, see profile.log"

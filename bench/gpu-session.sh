@@ -43,8 +43,8 @@
 # change),
 # SKIP_KILL_CHECKS=1 the SIGKILL checks of the peers stage, and
 # PROFILE_NAMED_ONLY=1 profiles only what {{#profile}} directives and
-# (PROFILE_MATCH=REGEX only the kernel files it matches)
-# exercise gates name, not every example at its largest size: for calls
+# exercise gates name, not every example at its largest size, and
+# PROFILE_MATCH=REGEX only the kernel files it matches: for calls
 # short of device time.
 # `book` is step 1 with the auto-mode checks (when the first run took
 # more than SECOND_RUN_IF_UNDER_S seconds, 240 by default, the second run

@@ -1,0 +1,348 @@
+//! The OS sandbox of the children a Run service starts for a reader's
+//! code (compile children, measuring workers, Nsight Compute): a child
+//! command becomes one run of bubblewrap (`bwrap`, Debian's `bubblewrap`)
+//! with no network, a root built read-only from the system's folders and
+//! the few paths the child needs, a private /tmp, an unprivileged uid in a
+//! user namespace of its own, a pid namespace of its own (every process
+//! of it dies with it), death with its parent, only the GPU's device
+//! nodes, a cleared environment and resource limits ([`Limits`], set by
+//! `prlimit` inside the sandbox). README, "Run service: sandbox", says
+//! why bubblewrap and what a hostile kernel can and cannot do.
+//!
+//! [`Launcher::wrap`] takes the command as the caller built it (program,
+//! arguments, environment settings, working folder) and returns the
+//! command to spawn; standard streams and `pre_exec` hooks (such as
+//! `lifetime::die_with_this_process`) are set on the returned command.
+
+mod env;
+mod limits;
+mod mounts;
+
+pub use limits::Limits;
+pub use mounts::gpu_devices;
+
+use std::ffi::OsStr;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+
+/// The uid and gid a sandboxed child runs as (`nobody` on Debian).
+pub const SANDBOX_UID: u32 = 65534;
+
+/// What one child may see and use.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Its resource limits.
+    pub limits: Limits,
+    /// Whether it gets the GPU (the `/dev/nvidia*` nodes and `/sys`).
+    pub gpu: bool,
+    /// Paths it may read (files or folders: a request's job folder, the
+    /// book's `kernels/`), at the same paths inside.
+    pub readable: Vec<PathBuf>,
+    /// Paths it may write (an output folder), at the same paths inside.
+    pub writable: Vec<PathBuf>,
+}
+
+impl Policy {
+    /// A compile child: no GPU, [`Limits::compile`].
+    pub fn compile() -> Self {
+        Policy {
+            limits: Limits::compile(),
+            gpu: false,
+            readable: Vec::new(),
+            writable: Vec::new(),
+        }
+    }
+
+    /// A GPU child: the GPU's nodes, [`Limits::gpu`].
+    pub fn gpu() -> Self {
+        Policy {
+            limits: Limits::gpu(),
+            gpu: true,
+            readable: Vec::new(),
+            writable: Vec::new(),
+        }
+    }
+
+    /// This policy with `path` readable too.
+    pub fn readable(mut self, path: impl Into<PathBuf>) -> Self {
+        self.readable.push(path.into());
+        self
+    }
+
+    /// This policy with `path` writable too.
+    pub fn writable(mut self, path: impl Into<PathBuf>) -> Self {
+        self.writable.push(path.into());
+        self
+    }
+}
+
+/// How children are started: sandboxed by bubblewrap, or as they are
+/// (`--sandbox none`, asked for explicitly).
+#[derive(Debug, Clone)]
+pub enum Launcher {
+    /// Each child in a bubblewrap sandbox.
+    Bwrap(Bwrap),
+    /// Each child as it is: the service's user, file system and network.
+    None,
+}
+
+/// How a child ended, seen through the sandbox: bubblewrap exits with its
+/// child's exit code, or 128 + the signal that killed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal killed it (SIGXCPU 24 at the CPU limit, SIGXFSZ 25 at the
+    /// file-size limit, SIGKILL 9, SIGSEGV 11, ...).
+    Signal(i32),
+}
+
+impl Launcher {
+    /// The command that runs `inner` under `policy`: `inner` itself for
+    /// [`Launcher::None`].
+    pub fn wrap(&self, inner: Command, policy: &Policy) -> Command {
+        match self {
+            Launcher::Bwrap(bwrap) => bwrap.wrap(&inner, policy),
+            Launcher::None => inner,
+        }
+    }
+
+    /// How a child started by [`Launcher::wrap`] ended.
+    pub fn ended(&self, status: ExitStatus) -> Ended {
+        match (status.code(), status.signal(), self) {
+            (Some(code), _, Launcher::Bwrap(_)) if code > 128 && code < 128 + 65 => {
+                Ended::Signal(code - 128)
+            }
+            (Some(code), _, _) => Ended::Code(code),
+            (None, Some(signal), _) => Ended::Signal(signal),
+            (None, None, _) => Ended::Code(-1),
+        }
+    }
+
+    /// `"bwrap"` or `"none"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Launcher::Bwrap(_) => "bwrap",
+            Launcher::None => "none",
+        }
+    }
+}
+
+/// Why bubblewrap cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// No `bwrap` on PATH (nor at `CUDA_MEASURED_BWRAP`).
+    #[error(
+        "bubblewrap (`bwrap`) was not found on PATH: install it (`apt-get install bubblewrap`, or unpack its .deb with `dpkg -x` and set CUDA_MEASURED_BWRAP to its usr/bin/bwrap), or start the service with `--sandbox none` to run readers' code unsandboxed"
+    )]
+    Missing,
+    /// bwrap is there but cannot make a sandbox here (no user namespaces,
+    /// a seccomp profile forbidding them, ...).
+    #[error(
+        "bubblewrap ({program}) cannot make a sandbox on this machine: {reason}. Check with `{program} --unshare-user --unshare-net --ro-bind / / true`; a container may need `--security-opt seccomp=unconfined` or user namespaces enabled (sysctl user.max_user_namespaces > 0); or start the service with `--sandbox none`"
+    )]
+    Unusable {
+        /// The bwrap that was tried.
+        program: String,
+        /// What it said.
+        reason: String,
+    },
+    /// No `prlimit` (util-linux) where the sandbox can run it.
+    #[error(
+        "`prlimit` (util-linux) was not found in /usr/bin or /bin: install util-linux; the sandbox sets its limits with it"
+    )]
+    NoPrlimit,
+}
+
+/// The bubblewrap program and the `prlimit` the sandbox runs first.
+#[derive(Debug, Clone)]
+pub struct Bwrap {
+    program: PathBuf,
+    prlimit: PathBuf,
+}
+
+impl Bwrap {
+    /// bubblewrap at `CUDA_MEASURED_BWRAP`, else `bwrap` on PATH, checked
+    /// by making one sandbox ([`Bwrap::probe`]).
+    pub fn find() -> Result<Self, SandboxError> {
+        let program = std::env::var_os("CUDA_MEASURED_BWRAP")
+            .map(PathBuf::from)
+            .or_else(|| on_path("bwrap"))
+            .ok_or(SandboxError::Missing)?;
+        let prlimit = ["/usr/bin/prlimit", "/bin/prlimit"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_file())
+            .ok_or(SandboxError::NoPrlimit)?;
+        let bwrap = Bwrap { program, prlimit };
+        bwrap.probe()?;
+        Ok(bwrap)
+    }
+
+    /// Makes one sandbox of the compile policy that runs `true`: fails with
+    /// what bubblewrap said when it cannot.
+    pub fn probe(&self) -> Result<(), SandboxError> {
+        let unusable = |reason: String| SandboxError::Unusable {
+            program: self.program.display().to_string(),
+            reason,
+        };
+        let output = self
+            .wrap(&Command::new("true"), &Policy::compile())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| unusable(e.to_string()))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(unusable(format!(
+                "it ended with {} saying {:?}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            )))
+        }
+    }
+
+    /// The bwrap program.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// The bubblewrap command that runs `inner` under `policy`.
+    pub fn wrap(&self, inner: &Command, policy: &Policy) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(self.args(inner, policy));
+        command
+    }
+
+    /// bubblewrap's arguments for `inner` under `policy`, the command
+    /// after `--`.
+    pub fn args(&self, inner: &Command, policy: &Policy) -> Vec<String> {
+        let uid = SANDBOX_UID.to_string();
+        let mut args: Vec<String> = [
+            "--unshare-user",
+            "--uid",
+            &uid,
+            "--gid",
+            &uid,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "sandbox",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(mounts::system(policy.limits.tmp_bytes, policy.gpu));
+        let ld_path = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+        let (libraries, ld_dirs) = mounts::libraries(&ld_path);
+        for library in &libraries {
+            args.extend(mounts::bind(library, false));
+        }
+        let program = Path::new(inner.get_program());
+        if program.is_absolute() {
+            args.extend(mounts::bind(program, false));
+        }
+        for path in &policy.readable {
+            args.extend(mounts::bind(path, false));
+        }
+        for path in &policy.writable {
+            args.extend(mounts::bind(path, true));
+        }
+        args.extend(["--remount-ro", "/"].map(String::from));
+        let ld_dirs: Vec<String> = ld_dirs.iter().map(|d| d.display().to_string()).collect();
+        let own: Vec<(String, Option<String>)> = inner
+            .get_envs()
+            .map(|(name, value)| (lossy(name), value.map(lossy)))
+            .collect();
+        args.extend(env::setenv_args(std::env::vars(), &ld_dirs, &own));
+        let dir = inner
+            .get_current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| "/tmp".into());
+        args.extend(["--chdir".to_string(), dir]);
+        args.push("--".into());
+        args.push(self.prlimit.display().to_string());
+        args.extend(policy.limits.prlimit_args());
+        args.push("--".into());
+        args.push(lossy(inner.get_program()));
+        args.extend(inner.get_args().map(lossy));
+        args
+    }
+}
+
+/// `name`'s path on PATH, if it is there.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+fn lossy(s: &OsStr) -> String {
+    s.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bwrap() -> Bwrap {
+        Bwrap {
+            program: "/usr/bin/bwrap".into(),
+            prlimit: "/usr/bin/prlimit".into(),
+        }
+    }
+
+    // The namespaces and protections the README promises are all asked
+    // for, and the command runs under prlimit with the policy's limits,
+    // after everything bubblewrap sets up.
+    #[test]
+    fn every_protection_is_asked_for() {
+        let mut inner = Command::new("/usr/bin/true");
+        inner.arg("--flag").current_dir("/usr");
+        let args = bwrap().args(&inner, &Policy::compile());
+        for flag in [
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+            "--remount-ro",
+        ] {
+            assert!(args.iter().any(|a| a == flag), "{flag} missing: {args:?}");
+        }
+        let uid = args.iter().position(|a| a == "--uid").unwrap();
+        assert_eq!(args[uid + 1], "65534");
+        let dashes: Vec<usize> = (0..args.len()).filter(|&i| args[i] == "--").collect();
+        assert_eq!(args[dashes[0] + 1], "/usr/bin/prlimit");
+        assert_eq!(
+            args[dashes[1]..],
+            ["--", "/usr/bin/true", "--flag"].map(String::from)
+        );
+        let chdir = args.iter().position(|a| a == "--chdir").unwrap();
+        assert_eq!(args[chdir + 1], "/usr");
+    }
+
+    // Through bubblewrap, exit code 128 + n is signal n (bubblewrap's own
+    // convention); without a sandbox an exit code is an exit code.
+    #[test]
+    fn bwrap_exit_codes_above_128_are_signals() {
+        let status = |code: i32| ExitStatus::from_raw(code << 8);
+        let sandboxed = Launcher::Bwrap(bwrap());
+        assert_eq!(sandboxed.ended(status(152)), Ended::Signal(24));
+        assert_eq!(sandboxed.ended(status(3)), Ended::Code(3));
+        assert_eq!(Launcher::None.ended(status(152)), Ended::Code(152));
+        assert_eq!(
+            Launcher::None.ended(ExitStatus::from_raw(9)),
+            Ended::Signal(9)
+        );
+    }
+}

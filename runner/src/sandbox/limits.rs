@@ -64,7 +64,7 @@ impl Limits {
             file_size: 64 * MIB,
             cpu_s: 60,
             open_files: 256,
-            tmp_bytes: 64 * MIB,
+            tmp_bytes: 256 * MIB,
         }
     }
 

@@ -26,7 +26,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
-/// The uid and gid a sandboxed child runs as (`nobody` on Debian).
+/// The uid and gid a sandboxed child runs as (`nobody` on Debian), in
+/// its namespace and, when the service runs as root, on the host too.
 pub const SANDBOX_UID: u32 = 65534;
 
 /// What one child may see and use.
@@ -37,9 +38,12 @@ pub struct Policy {
     /// Whether it gets the GPU (the `/dev/nvidia*` nodes and `/sys`).
     pub gpu: bool,
     /// Paths it may read (files or folders: a request's job folder, the
-    /// book's `kernels/`), at the same paths inside.
+    /// book's `kernels/`), at the same paths inside. A service running as
+    /// root gives its own files to the sandbox's user first
+    /// ([`Launcher::share`]).
     pub readable: Vec<PathBuf>,
-    /// Paths it may write (an output folder), at the same paths inside.
+    /// Paths it may write (an output folder), at the same paths inside
+    /// (given to the sandbox's user the same way).
     pub writable: Vec<PathBuf>,
 }
 
@@ -120,6 +124,22 @@ impl Launcher {
         }
     }
 
+    /// Makes `path` (a file, or a folder and everything in it) the
+    /// sandbox's to read and write where the sandbox runs as another host
+    /// user (the service is root: [`Bwrap::find`]): its owner becomes
+    /// [`SANDBOX_UID`]. Elsewhere the sandbox's user is the service's own
+    /// and nothing changes. For the service's own temporary files (a
+    /// request's job folder), never the book's.
+    pub fn share(&self, path: &Path) -> std::io::Result<()> {
+        match self {
+            Launcher::Bwrap(Bwrap {
+                host_user: Some(uid),
+                ..
+            }) => give(path, *uid),
+            _ => Ok(()),
+        }
+    }
+
     /// `"bwrap"` or `"none"`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -148,18 +168,28 @@ pub enum SandboxError {
         /// What it said.
         reason: String,
     },
-    /// No `prlimit` (util-linux) where the sandbox can run it.
+    /// No `prlimit` or `setpriv` (util-linux) in /usr/bin or /bin.
     #[error(
-        "`prlimit` (util-linux) was not found in /usr/bin or /bin: install util-linux; the sandbox sets its limits with it"
+        "`{0}` (util-linux) was not found in /usr/bin or /bin: install util-linux; the sandbox sets its limits (prlimit) and, under root, its host user (setpriv) with it"
     )]
-    NoPrlimit,
+    NoUtilLinux(&'static str),
 }
 
-/// The bubblewrap program and the `prlimit` the sandbox runs first.
+/// The bubblewrap program, the `prlimit` the sandbox runs first and,
+/// for a service running as root, the `setpriv` that starts bubblewrap
+/// as [`SANDBOX_UID`] on the host.
 #[derive(Debug, Clone)]
 pub struct Bwrap {
     program: PathBuf,
     prlimit: PathBuf,
+    setpriv: PathBuf,
+    /// The host uid bubblewrap is started as, when the service is root.
+    /// A user namespace maps the sandbox's uid to the uid of whoever
+    /// starts bubblewrap, and the kernel exempts host root from
+    /// `RLIMIT_NPROC` (tried: 256 forks and no refusal); started as
+    /// `nobody`, the sandbox's processes are counted, and even a process
+    /// that left its namespaces would be nobody on the host.
+    host_user: Option<u32>,
 }
 
 impl Bwrap {
@@ -170,12 +200,21 @@ impl Bwrap {
             .map(PathBuf::from)
             .or_else(|| on_path("bwrap"))
             .ok_or(SandboxError::Missing)?;
-        let prlimit = ["/usr/bin/prlimit", "/bin/prlimit"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|p| p.is_file())
-            .ok_or(SandboxError::NoPrlimit)?;
-        let bwrap = Bwrap { program, prlimit };
+        let util = |name: &'static str| {
+            ["/usr/bin", "/bin"]
+                .into_iter()
+                .map(|dir| Path::new(dir).join(name))
+                .find(|p| p.is_file())
+                .ok_or(SandboxError::NoUtilLinux(name))
+        };
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        let bwrap = Bwrap {
+            program,
+            prlimit: util("prlimit")?,
+            setpriv: util("setpriv")?,
+            host_user: root.then_some(SANDBOX_UID),
+        };
         bwrap.probe()?;
         Ok(bwrap)
     }
@@ -208,9 +247,21 @@ impl Bwrap {
         &self.program
     }
 
-    /// The bubblewrap command that runs `inner` under `policy`.
+    /// The bubblewrap command that runs `inner` under `policy` (through
+    /// `setpriv` to the unprivileged host user when the service is root).
     pub fn wrap(&self, inner: &Command, policy: &Policy) -> Command {
-        let mut command = Command::new(&self.program);
+        let mut command = match self.host_user {
+            Some(uid) => {
+                let mut setpriv = Command::new(&self.setpriv);
+                setpriv
+                    .arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={uid}"))
+                    .args(["--clear-groups", "--"])
+                    .arg(&self.program);
+                setpriv
+            }
+            None => Command::new(&self.program),
+        };
         command.args(self.args(inner, policy));
         command
     }
@@ -276,6 +327,17 @@ impl Bwrap {
     }
 }
 
+/// Gives `path` and everything under it to `uid` (owner and group).
+fn give(path: &Path, uid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::lchown(path, Some(uid), Some(uid))?;
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path)? {
+            give(&entry?.path(), uid)?;
+        }
+    }
+    Ok(())
+}
+
 /// `name`'s path on PATH, if it is there.
 fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -296,6 +358,8 @@ mod tests {
         Bwrap {
             program: "/usr/bin/bwrap".into(),
             prlimit: "/usr/bin/prlimit".into(),
+            setpriv: "/usr/bin/setpriv".into(),
+            host_user: None,
         }
     }
 
@@ -329,6 +393,32 @@ mod tests {
         );
         let chdir = args.iter().position(|a| a == "--chdir").unwrap();
         assert_eq!(args[chdir + 1], "/usr");
+    }
+
+    // A service running as root starts bubblewrap through setpriv as the
+    // unprivileged host user (root's processes escape RLIMIT_NPROC);
+    // another user starts it directly.
+    #[test]
+    fn root_starts_bubblewrap_as_nobody() {
+        let root = Bwrap {
+            host_user: Some(SANDBOX_UID),
+            ..bwrap()
+        };
+        let command = root.wrap(&Command::new("true"), &Policy::compile());
+        assert_eq!(command.get_program(), "/usr/bin/setpriv");
+        let args: Vec<String> = command.get_args().map(lossy).collect();
+        assert_eq!(
+            args[..5],
+            [
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--",
+                "/usr/bin/bwrap"
+            ]
+        );
+        let user = bwrap().wrap(&Command::new("true"), &Policy::compile());
+        assert_eq!(user.get_program(), "/usr/bin/bwrap");
     }
 
     // Through bubblewrap, exit code 128 + n is signal n (bubblewrap's own

@@ -89,12 +89,25 @@ fn under_system(path: &Path) -> bool {
     SYSTEM.iter().any(|dir| path.starts_with(dir))
 }
 
-/// The shared libraries of the folders on the loader path `ld_path`
-/// (`LD_LIBRARY_PATH`'s value) that [`system`] does not bind already: each
-/// `*.so*` file's real path (links followed), and the folders, canonical,
-/// that the sandbox's own `LD_LIBRARY_PATH` names. Only library files go
-/// in: a loader path naming a folder that holds anything else (the
-/// repository's `.tools/`, a home folder) does not expose it.
+/// The names CUDA's libraries start with: NVRTC (and its built-in
+/// headers' library), the driver, NVML, the runtime, the JIT linker.
+const CUDA_LIBRARIES: &[&str] = &[
+    "libnvrtc",
+    "libcuda",
+    "libnvidia-",
+    "libcudart",
+    "libnvJitLink",
+];
+
+/// The CUDA libraries on the loader path `ld_path` (`LD_LIBRARY_PATH`'s
+/// value) that [`system`] does not bind already: from each folder on it
+/// that holds a CUDA library ([`CUDA_LIBRARIES`]), every `lib*.so*`
+/// file's path (bound with links followed); and the folders, canonical,
+/// that the sandbox's own `LD_LIBRARY_PATH` names (those and the system's
+/// on the loader path). Only library files go in: a loader folder that
+/// holds anything else (the repository's `.tools/`) does not expose it,
+/// and one without a CUDA library (a Rust toolchain's in a home folder,
+/// which cargo puts on the loader path of tests) is left out.
 pub fn libraries(ld_path: &str) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
@@ -102,22 +115,29 @@ pub fn libraries(ld_path: &str) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let Ok(dir) = Path::new(entry).canonicalize() else {
             continue;
         };
-        if !dirs.contains(&dir) {
-            dirs.push(dir.clone());
+        if dirs.contains(&dir) {
+            continue;
         }
         if under_system(&dir) {
+            dirs.push(dir);
             continue;
         }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        for entry in entries.filter_map(|e| e.ok()) {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = dir.join(&name);
-            if is_library(&name) && path.is_file() && !files.contains(&path) {
-                files.push(path);
-            }
+        let names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| is_library(name) && dir.join(name).is_file())
+            .collect();
+        if !names
+            .iter()
+            .any(|n| CUDA_LIBRARIES.iter().any(|p| n.starts_with(p)))
+        {
+            continue;
         }
+        files.extend(names.iter().map(|n| dir.join(n)));
+        dirs.push(dir);
     }
     files.sort();
     (files, dirs)
@@ -126,7 +146,7 @@ pub fn libraries(ld_path: &str) -> (Vec<PathBuf>, Vec<PathBuf>) {
 /// `libnvrtc.so`, `libnvrtc.so.13`, `libcuda.so.1`: a shared library's
 /// file name.
 fn is_library(name: &str) -> bool {
-    name.ends_with(".so") || name.contains(".so.")
+    name.starts_with("lib") && (name.ends_with(".so") || name.contains(".so."))
 }
 
 /// The options binding `path` (a file or a folder, canonical) read-only,
@@ -155,12 +175,13 @@ fn push(args: &mut Vec<String>, option: &str, from: &Path, to: &Path) {
 mod tests {
     use super::*;
 
-    // Only the shared libraries of a loader-path folder are bound, each
-    // at its real path; the folder's other files (a note, a secret) are
-    // not. A folder under /usr binds nothing of its own (it is in
-    // already) but stays on the sandbox's loader path.
+    // Only the shared libraries of a loader-path folder holding a CUDA
+    // library are bound, each at its path; the folder's other files (a
+    // note, a secret) are not, nor a folder of other libraries (a Rust
+    // toolchain's). A folder under /usr binds nothing of its own (it is
+    // in already) but stays on the sandbox's loader path.
     #[test]
-    fn only_library_files_of_loader_folders_go_in() {
+    fn only_library_files_of_cuda_loader_folders_go_in() {
         let dir = tempfile::tempdir().unwrap();
         for name in [
             "libnvrtc.so.13",
@@ -171,7 +192,13 @@ mod tests {
             std::fs::write(dir.path().join(name), "x").unwrap();
         }
         std::os::unix::fs::symlink("libnvrtc.so.13", dir.path().join("libnvrtc.so")).unwrap();
-        let ld = format!("{}:/usr/lib:/no/such/folder:", dir.path().display());
+        let toolchain = tempfile::tempdir().unwrap();
+        std::fs::write(toolchain.path().join("libstd-1234.so"), "x").unwrap();
+        let ld = format!(
+            "{}:{}:/usr/lib:/no/such/folder:",
+            dir.path().display(),
+            toolchain.path().display()
+        );
         let (files, dirs) = libraries(&ld);
         let real = dir.path().canonicalize().unwrap();
         let names: Vec<String> = files

@@ -10,7 +10,7 @@ mod sandbox_support;
 
 use cuda_runner::compile_job::{CompileAnswer, CompileJob, CompileVerdict};
 use cuda_runner::example::Example;
-use cuda_runner::sandbox::{Launcher, Policy};
+use cuda_runner::sandbox::{Policy, Sandbox};
 use sandbox_support::{repo, sandbox};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,7 +27,7 @@ fn book_kernel(path: &str) -> Example {
 /// Writes a compile job of `examples` into `dir` and runs `cuda-runner
 /// compile` on it through `launcher`, the job's folder readable: the
 /// answer, and what the child wrote to stderr.
-fn compile_in(launcher: &Launcher, dir: &Path, examples: Vec<Example>) -> (CompileAnswer, String) {
+fn compile_in(launcher: &Sandbox, dir: &Path, examples: Vec<Example>) -> (CompileAnswer, String) {
     let job = dir.join("job.json");
     std::fs::write(&job, serde_json::to_vec(&CompileJob { examples }).unwrap()).unwrap();
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_cuda-runner"));
@@ -104,7 +104,7 @@ fn an_include_of_a_host_file_finds_nothing_inside() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    let (outside, _) = compile_in(&Launcher::None, dir.path(), vec![example.clone()]);
+    let (outside, _) = compile_in(&Sandbox::None, dir.path(), vec![example.clone()]);
     match &outside.verdicts[..] {
         [CompileVerdict::Refused { log, .. }] => {
             assert!(log.contains("planted-secret-7f3a"), "{log}")

@@ -8,7 +8,7 @@
 
 mod sandbox_support;
 
-use cuda_runner::sandbox::{Ended, Launcher, Policy, SANDBOX_UID};
+use cuda_runner::sandbox::{Ended, Policy, SANDBOX_UID, Sandbox};
 use sandbox_support::{Outcome, python, repo, run, sandbox, sh};
 use std::io::ErrorKind;
 use std::net::TcpListener;
@@ -40,7 +40,7 @@ fn no_tcp_connection_to_the_host() {
     let program = format!(
         "import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('refused', e)"
     );
-    let control = python(&Launcher::None, &Policy::compile(), &program);
+    let control = python(&Sandbox::None, &Policy::compile(), &program);
     assert!(control.stdout.starts_with("connected"), "{control:?}");
     listener.accept().expect("the unsandboxed child connected");
     let inside = python(&launcher, &Policy::compile(), &program);
@@ -77,7 +77,7 @@ fn cannot_write_to_the_root_or_the_repository() {
     };
     let scratch = tempfile::tempdir().unwrap();
     let control = sh(
-        &Launcher::None,
+        &Sandbox::None,
         &Policy::compile(),
         &script(&[scratch.path()]),
     );
@@ -121,7 +121,7 @@ fn cannot_read_home_or_the_results_store() {
         results.display(),
         home.display()
     );
-    let control = sh(&Launcher::None, &Policy::compile(), &script);
+    let control = sh(&Sandbox::None, &Policy::compile(), &script);
     assert_eq!(
         control.stdout.lines().collect::<Vec<_>>(),
         ["secret-in-home", "read-results", "listed-home"],
@@ -300,7 +300,7 @@ fn a_file_past_the_size_limit_fails() {
     };
     let scratch = tempfile::tempdir().unwrap();
     let control = sh(
-        &Launcher::None,
+        &Sandbox::None,
         &policy,
         &script(&scratch.path().display().to_string()),
     );
@@ -351,7 +351,7 @@ fn memory_past_the_limit_fails() {
         "try:\n    b = bytearray({})\n    print('allocated')\nexcept MemoryError:\n    print('refused')",
         limit + (1 << 30)
     );
-    let control = python(&Launcher::None, &policy, &program);
+    let control = python(&Sandbox::None, &policy, &program);
     assert_eq!(control.stdout.trim(), "allocated", "{control:?}");
     let inside = python(&launcher, &policy, &program);
     assert_eq!(inside.stdout.trim(), "refused", "{inside:?}");

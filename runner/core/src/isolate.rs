@@ -296,11 +296,19 @@ fn run_child(
 ) -> Result<Measured, ChildFailure> {
     let job = serde_json::to_vec(job).expect("jobs serialise");
     let failed_to_start = |e| spawn_failure(runner_exe, e);
-    let mut job_file = tempfile::NamedTempFile::new().map_err(failed_to_start)?;
+    // Both files are made where the launcher's children can reach them
+    // (a sandbox's work folder, not the host's /tmp).
+    let mut job_file = children
+        .launcher
+        .temp_file("job-", ".json")
+        .map_err(failed_to_start)?;
     job_file.write_all(&job).map_err(failed_to_start)?;
     // The result travels in a file: the child's stdout is the kernel's
     // device printf output, captured below.
-    let result_file = tempfile::NamedTempFile::new().map_err(failed_to_start)?;
+    let result_file = children
+        .launcher
+        .temp_file("result-", ".json")
+        .map_err(failed_to_start)?;
     let mut command = children.launcher.command(runner_exe);
     command
         .arg("measure")

@@ -177,14 +177,19 @@ impl Worker {
     fn run<J: Serialize>(
         &mut self,
         runner_exe: &Path,
+        launcher: &crate::launcher::Launcher,
         job: &J,
         limit: Duration,
     ) -> Result<Measured, ChildFailure> {
+        // Made where the launcher's children can write it (a sandbox's
+        // work folder, not the host's /tmp).
         let result_file =
-            tempfile::NamedTempFile::new().map_err(|error| ChildFailure::NotStarted {
-                runner: runner_exe.to_path_buf(),
-                error,
-            })?;
+            launcher
+                .temp_file("result-", ".json")
+                .map_err(|error| ChildFailure::NotStarted {
+                    runner: runner_exe.to_path_buf(),
+                    error,
+                })?;
         let line = serde_json::to_string(&WorkerJob {
             job,
             out: result_file.path().to_path_buf(),
@@ -389,7 +394,7 @@ impl Workers {
             self.slots[process] = Some(worker);
         }
         let worker = self.slots[process].as_mut().expect("started above");
-        let outcome = worker.run(&self.runner_exe, job, limit);
+        let outcome = worker.run(&self.runner_exe, &self.launcher, job, limit);
         let keep = matches!(&outcome, Ok(m) if keeps_worker(m.record.status));
         if !keep {
             self.slots[process] = None;

@@ -10,26 +10,32 @@ const PREFIXES: &[&str] = &["CUDA_MEASURED_", "CUDA_", "NVIDIA_", "NCU_"];
 /// Variables passed through by name.
 const NAMES: &[&str] = &["RUST_BACKTRACE", "LANG", "LC_ALL", "TZ"];
 
-/// The `--setenv NAME VALUE` options for a child: the passed-through
-/// variables of `parent` (the service's environment), `HOME` and `TMPDIR`
-/// on the private /tmp, a system `PATH`, `LD_LIBRARY_PATH` as `ld_dirs`
-/// (the loader folders bound inside), then the command's own settings
-/// (`own`: set, or `None` to remove), which win.
-pub fn setenv_args(
+/// The environment of a child: the passed-through variables of `parent`
+/// (the service's environment), `HOME` and `TMPDIR` on the private /tmp,
+/// a system `PATH`, `LD_LIBRARY_PATH` as `ld_dirs` (the loader folders
+/// bound inside), then the command's own settings (`own`: set, or `None`
+/// to remove), which win; sorted by name.
+pub fn child_env(
     parent: impl Iterator<Item = (String, String)>,
     ld_dirs: &[String],
     own: &[(String, Option<String>)],
-) -> Vec<String> {
+) -> Vec<(String, String)> {
     let mut vars: Vec<(String, String)> = parent
         .filter(|(name, _)| {
             NAMES.contains(&name.as_str()) || PREFIXES.iter().any(|p| name.starts_with(p))
         })
         .collect();
-    vars.push(("HOME".into(), "/tmp".into()));
-    vars.push(("TMPDIR".into(), "/tmp".into()));
-    vars.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
-    if !ld_dirs.is_empty() {
-        vars.push(("LD_LIBRARY_PATH".into(), ld_dirs.join(":")));
+    let fixed = [
+        ("HOME", "/tmp".to_string()),
+        ("TMPDIR", "/tmp".to_string()),
+        ("PATH", "/usr/local/bin:/usr/bin:/bin".to_string()),
+        ("LD_LIBRARY_PATH", ld_dirs.join(":")),
+    ];
+    for (name, value) in fixed {
+        vars.retain(|(n, _)| n != name);
+        if !value.is_empty() {
+            vars.push((name.into(), value));
+        }
     }
     for (name, value) in own {
         vars.retain(|(n, _)| n != name);
@@ -38,6 +44,11 @@ pub fn setenv_args(
         }
     }
     vars.sort();
+    vars
+}
+
+/// [`child_env`] as bubblewrap's `--setenv NAME VALUE` options.
+pub fn setenv_args(vars: Vec<(String, String)>) -> Vec<String> {
     vars.into_iter()
         .flat_map(|(name, value)| ["--setenv".to_string(), name, value])
         .collect()
@@ -68,7 +79,7 @@ mod tests {
             ),
             ("CUDA_MEASURED_QUICK".to_string(), None),
         ];
-        let args = setenv_args(parent.into_iter(), &["/opt/nvrtc".into()], &own);
+        let args = setenv_args(child_env(parent.into_iter(), &["/opt/nvrtc".into()], &own));
         let pairs: Vec<(String, String)> = args
             .chunks(3)
             .map(|c| {

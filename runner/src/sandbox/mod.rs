@@ -9,9 +9,13 @@
 //! `prlimit` inside the sandbox). README, "Run service: sandbox", says
 //! why bubblewrap and what a hostile kernel can and cannot do.
 //!
-//! [`Launcher::wrap`] takes the command as the caller built it (program,
-//! arguments, environment settings, working folder) and returns the
-//! command to spawn; standard streams and `pre_exec` hooks (such as
+//! The Run service takes [`Sandbox::launcher`]: the core's launcher
+//! (`cuda_measured_core::launcher`) with bubblewrap's command prefix, the
+//! children's environment and the host user their files are given to,
+//! one per [`Policy`] (compile children, GPU children). [`Sandbox::wrap`]
+//! takes one command as the caller built it (program, arguments,
+//! environment settings, working folder) and returns the command to
+//! spawn; standard streams and `pre_exec` hooks (such as
 //! `lifetime::die_with_this_process`) are set on the returned command.
 
 mod env;
@@ -21,7 +25,8 @@ mod mounts;
 pub use limits::Limits;
 pub use mounts::gpu_devices;
 
-use std::ffi::OsStr;
+use cuda_measured_core::launcher::Launcher as CoreLauncher;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -40,7 +45,7 @@ pub struct Policy {
     /// Paths it may read (files or folders: a request's job folder, the
     /// book's `kernels/`), at the same paths inside. A service running as
     /// root gives its own files to the sandbox's user first
-    /// ([`Launcher::share`]).
+    /// ([`Sandbox::share`]).
     pub readable: Vec<PathBuf>,
     /// Paths it may write (an output folder), at the same paths inside
     /// (given to the sandbox's user the same way).
@@ -84,7 +89,7 @@ impl Policy {
 /// How children are started: sandboxed by bubblewrap, or as they are
 /// (`--sandbox none`, asked for explicitly).
 #[derive(Debug, Clone)]
-pub enum Launcher {
+pub enum Sandbox {
     /// Each child in a bubblewrap sandbox.
     Bwrap(Bwrap),
     /// Each child as it is: the service's user, file system and network.
@@ -102,20 +107,20 @@ pub enum Ended {
     Signal(i32),
 }
 
-impl Launcher {
+impl Sandbox {
     /// The command that runs `inner` under `policy`: `inner` itself for
-    /// [`Launcher::None`].
+    /// [`Sandbox::None`].
     pub fn wrap(&self, inner: Command, policy: &Policy) -> Command {
         match self {
-            Launcher::Bwrap(bwrap) => bwrap.wrap(&inner, policy),
-            Launcher::None => inner,
+            Sandbox::Bwrap(bwrap) => bwrap.wrap(&inner, policy),
+            Sandbox::None => inner,
         }
     }
 
-    /// How a child started by [`Launcher::wrap`] ended.
+    /// How a child started by [`Sandbox::wrap`] ended.
     pub fn ended(&self, status: ExitStatus) -> Ended {
         match (status.code(), status.signal(), self) {
-            (Some(code), _, Launcher::Bwrap(_)) if code > 128 && code < 128 + 65 => {
+            (Some(code), _, Sandbox::Bwrap(_)) if code > 128 && code < 128 + 65 => {
                 Ended::Signal(code - 128)
             }
             (Some(code), _, _) => Ended::Code(code),
@@ -132,7 +137,7 @@ impl Launcher {
     /// request's job folder), never the book's.
     pub fn share(&self, path: &Path) -> std::io::Result<()> {
         match self {
-            Launcher::Bwrap(Bwrap {
+            Sandbox::Bwrap(Bwrap {
                 host_user: Some(uid),
                 ..
             }) => give(path, *uid),
@@ -140,11 +145,21 @@ impl Launcher {
         }
     }
 
+    /// The service's launcher for children under `policy`
+    /// ([`Bwrap::launcher`]); one that starts them directly for
+    /// [`Sandbox::None`].
+    pub fn launcher(&self, policy: &Policy) -> CoreLauncher {
+        match self {
+            Sandbox::Bwrap(bwrap) => bwrap.launcher(policy),
+            Sandbox::None => CoreLauncher::direct(),
+        }
+    }
+
     /// `"bwrap"` or `"none"`.
     pub fn name(&self) -> &'static str {
         match self {
-            Launcher::Bwrap(_) => "bwrap",
-            Launcher::None => "none",
+            Sandbox::Bwrap(_) => "bwrap",
+            Sandbox::None => "none",
         }
     }
 }
@@ -247,28 +262,35 @@ impl Bwrap {
         &self.program
     }
 
-    /// The bubblewrap command that runs `inner` under `policy` (through
-    /// `setpriv` to the unprivileged host user when the service is root).
+    /// The program that starts bubblewrap and its first arguments:
+    /// `setpriv` to the unprivileged host user when the service is root,
+    /// else bubblewrap itself.
+    fn starter(&self) -> Vec<String> {
+        match self.host_user {
+            Some(uid) => vec![
+                self.setpriv.display().to_string(),
+                format!("--reuid={uid}"),
+                format!("--regid={uid}"),
+                "--clear-groups".into(),
+                "--".into(),
+                self.program.display().to_string(),
+            ],
+            None => vec![self.program.display().to_string()],
+        }
+    }
+
+    /// The bubblewrap command that runs `inner` under `policy`.
     pub fn wrap(&self, inner: &Command, policy: &Policy) -> Command {
-        let mut command = match self.host_user {
-            Some(uid) => {
-                let mut setpriv = Command::new(&self.setpriv);
-                setpriv
-                    .arg(format!("--reuid={uid}"))
-                    .arg(format!("--regid={uid}"))
-                    .args(["--clear-groups", "--"])
-                    .arg(&self.program);
-                setpriv
-            }
-            None => Command::new(&self.program),
-        };
-        command.args(self.args(inner, policy));
+        let mut starter = self.starter();
+        let mut command = Command::new(starter.remove(0));
+        command.args(starter).args(self.args(inner, policy));
         command
     }
 
-    /// bubblewrap's arguments for `inner` under `policy`, the command
-    /// after `--`.
-    pub fn args(&self, inner: &Command, policy: &Policy) -> Vec<String> {
+    /// The namespaces and the file system of `policy` (with `program`
+    /// bound too): bubblewrap's options before the environment, and the
+    /// loader folders the child's `LD_LIBRARY_PATH` names.
+    fn setup(&self, policy: &Policy, program: Option<&Path>) -> (Vec<String>, Vec<String>) {
         let uid = SANDBOX_UID.to_string();
         let mut args: Vec<String> = [
             "--unshare-user",
@@ -285,7 +307,6 @@ impl Bwrap {
             "sandbox",
             "--die-with-parent",
             "--new-session",
-            "--clearenv",
         ]
         .map(String::from)
         .to_vec();
@@ -295,8 +316,7 @@ impl Bwrap {
         for library in &libraries {
             args.extend(mounts::bind(library, false));
         }
-        let program = Path::new(inner.get_program());
-        if program.is_absolute() {
+        if let Some(program) = program.filter(|p| p.is_absolute()) {
             args.extend(mounts::bind(program, false));
         }
         for path in &policy.readable {
@@ -306,24 +326,67 @@ impl Bwrap {
             args.extend(mounts::bind(path, true));
         }
         args.extend(["--remount-ro", "/"].map(String::from));
-        let ld_dirs: Vec<String> = ld_dirs.iter().map(|d| d.display().to_string()).collect();
+        let ld_dirs = ld_dirs.iter().map(|d| d.display().to_string()).collect();
+        (args, ld_dirs)
+    }
+
+    /// `--`, then `prlimit` with the policy's limits, then `--`: what
+    /// goes between bubblewrap's options and the child's command line.
+    fn limited(&self, policy: &Policy) -> Vec<String> {
+        let mut args = vec!["--".to_string(), self.prlimit.display().to_string()];
+        args.extend(policy.limits.prlimit_args());
+        args.push("--".into());
+        args
+    }
+
+    /// bubblewrap's arguments for `inner` under `policy` (the environment
+    /// cleared, then set by `--setenv`), the command after `--`.
+    pub fn args(&self, inner: &Command, policy: &Policy) -> Vec<String> {
+        let (mut args, ld_dirs) = self.setup(policy, Some(Path::new(inner.get_program())));
         let own: Vec<(String, Option<String>)> = inner
             .get_envs()
             .map(|(name, value)| (lossy(name), value.map(lossy)))
             .collect();
-        args.extend(env::setenv_args(std::env::vars(), &ld_dirs, &own));
+        args.push("--clearenv".into());
+        args.extend(env::setenv_args(env::child_env(
+            std::env::vars(),
+            &ld_dirs,
+            &own,
+        )));
         let dir = inner
             .get_current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_else(|| "/tmp".into());
         args.extend(["--chdir".to_string(), dir]);
-        args.push("--".into());
-        args.push(self.prlimit.display().to_string());
-        args.extend(policy.limits.prlimit_args());
-        args.push("--".into());
+        args.extend(self.limited(policy));
         args.push(lossy(inner.get_program()));
         args.extend(inner.get_args().map(lossy));
         args
+    }
+
+    /// The service's launcher for children under `policy`: the command
+    /// prefix (the starter, bubblewrap's options, `prlimit`), the
+    /// environment children start from (the caller's settings are added
+    /// to it, bubblewrap passes it on), and the host user files made for
+    /// children are given to. The executable each child runs must be
+    /// among the policy's readable paths (or under /usr).
+    pub fn launcher(&self, policy: &Policy) -> CoreLauncher {
+        let (setup, ld_dirs) = self.setup(policy, None);
+        let mut prefix = self.starter();
+        prefix.extend(setup);
+        prefix.extend(["--chdir".to_string(), "/tmp".to_string()]);
+        prefix.extend(self.limited(policy));
+        let env = env::child_env(std::env::vars(), &ld_dirs, &[]);
+        CoreLauncher {
+            prefix: prefix.into_iter().map(OsString::from).collect(),
+            env: Some(
+                env.into_iter()
+                    .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+                    .collect(),
+            ),
+            scratch: None,
+            owner: self.host_user,
+        }
     }
 }
 
@@ -426,12 +489,12 @@ mod tests {
     #[test]
     fn bwrap_exit_codes_above_128_are_signals() {
         let status = |code: i32| ExitStatus::from_raw(code << 8);
-        let sandboxed = Launcher::Bwrap(bwrap());
+        let sandboxed = Sandbox::Bwrap(bwrap());
         assert_eq!(sandboxed.ended(status(152)), Ended::Signal(24));
         assert_eq!(sandboxed.ended(status(3)), Ended::Code(3));
-        assert_eq!(Launcher::None.ended(status(152)), Ended::Code(152));
+        assert_eq!(Sandbox::None.ended(status(152)), Ended::Code(152));
         assert_eq!(
-            Launcher::None.ended(ExitStatus::from_raw(9)),
+            Sandbox::None.ended(ExitStatus::from_raw(9)),
             Ended::Signal(9)
         );
     }

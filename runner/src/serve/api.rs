@@ -145,4 +145,9 @@ pub struct Health {
     pub gpu: Option<HealthGpu>,
     /// The queue now.
     pub queue: HealthQueue,
+    /// How children are sandboxed: `bwrap` or `none`.
+    pub sandbox: &'static str,
+    /// The instance's name, when it was given one (`--instance-name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }

@@ -34,6 +34,8 @@ pub struct Shared {
     /// Whether the client is the last address of `X-Forwarded-For` (the
     /// one a trusted reverse proxy saw) rather than the peer.
     pub trust_proxy: bool,
+    /// This instance's name (`--instance-name`), shown by `/health`.
+    pub instance: Option<String>,
 }
 
 /// The service's routes.
@@ -111,6 +113,8 @@ async fn health(State(shared): State<Arc<Shared>>) -> Response {
             waiting,
             capacity,
         },
+        sandbox: service.children.sandbox().name(),
+        instance: shared.instance.clone(),
     };
     axum::Json(health).into_response()
 }

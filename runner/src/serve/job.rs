@@ -174,10 +174,9 @@ impl Service {
     /// NVRTC's verdict on `example`, from a compile worker started through
     /// the service's launcher, within the compile limit.
     fn compile(&self, example: &Example) -> anyhow::Result<CompileVerdict> {
-        let mut job = tempfile::Builder::new()
-            .prefix("compile-")
-            .suffix(".json")
-            .tempfile_in(self.children.work_dir())?;
+        // In the work folder, given to the sandbox's user.
+        let launcher = self.children.compile_launcher();
+        let mut job = launcher.temp_file("compile-", ".json")?;
         serde_json::to_writer(
             &mut job,
             &CompileJob {
@@ -186,7 +185,7 @@ impl Service {
         )?;
         job.flush()?;
         let mut verdicts = crate::cmd::compile_workers::verdicts_launched(
-            self.children.launcher(),
+            launcher,
             self.children.runner(),
             job.path(),
             &self.arch,

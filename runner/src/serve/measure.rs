@@ -38,7 +38,7 @@ impl Gpu {
     pub fn probe(children: &Children) -> Option<Gpu> {
         let mut bench =
             IsolatedBench::new(children.runner().to_path_buf(), Config::quick_service())
-                .launched_by(children.launcher().clone())
+                .launched_by(children.gpu_launcher().clone())
                 .without_shared_data();
         bench.quick = true;
         let facts = bench.probe()?;

@@ -68,12 +68,42 @@ pub struct Args {
     /// by a reverse proxy in front) instead of the connecting address.
     #[arg(long)]
     pub trust_proxy: bool,
+    /// How children (compiles, measurements, Nsight Compute) are started:
+    /// `bwrap`, each in a bubblewrap sandbox (the service refuses to start
+    /// when bubblewrap is missing or cannot make a sandbox here), or
+    /// `none`, unsandboxed (only for a trusted machine and readers).
+    #[arg(long, value_enum, default_value = "bwrap")]
+    pub sandbox: SandboxChoice,
+    /// A name for this instance, shown by `/health` (which of several
+    /// instances behind a load balancer answered).
+    #[arg(long)]
+    pub instance_name: Option<String>,
 }
 
-/// How the service starts its children: directly. A sandbox (issue 22,
-/// item 3) gives a launcher with its command prefix here.
-fn launcher(_args: &Args) -> children::Launcher {
-    children::Launcher::direct()
+/// `--sandbox`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxChoice {
+    /// bubblewrap.
+    Bwrap,
+    /// No sandbox.
+    None,
+}
+
+/// The sandbox `--sandbox` asks for: bubblewrap, found and checked by
+/// making one sandbox, or none (said on stderr).
+fn sandbox(choice: SandboxChoice) -> Result<cuda_runner::sandbox::Sandbox> {
+    use cuda_runner::sandbox::{Bwrap, Sandbox};
+    match choice {
+        SandboxChoice::Bwrap => Bwrap::find()
+            .map(Sandbox::Bwrap)
+            .context("refusing to start without a sandbox (`--sandbox bwrap` is the default)"),
+        SandboxChoice::None => {
+            eprintln!(
+                "cuda-runner serve: --sandbox none: readers' code is compiled and run unsandboxed, as this user, with this machine's files and network"
+            );
+            Ok(Sandbox::None)
+        }
+    }
 }
 
 /// Starts the service and answers until stopped (Ctrl-C, SIGTERM).
@@ -84,8 +114,9 @@ pub fn execute(args: Args) -> Result<()> {
     let book = catalog::Book::load(&args.book)
         .with_context(|| format!("reading the book at {}", args.book.display()))?;
     let exe = std::env::current_exe().context("locating cuda-runner itself")?;
-    let children = children::Children::new(launcher(&args), exe)
+    let children = children::Children::new(sandbox(args.sandbox)?, exe, &book.kernels)
         .context("making the service's work folder")?;
+    children.check()?;
     let gpu = if args.compile_only {
         None
     } else {
@@ -111,6 +142,7 @@ pub fn execute(args: Args) -> Result<()> {
         rate: limits::RateLimit::new(args.rate_per_minute),
         max_body: args.max_body_bytes,
         trust_proxy: args.trust_proxy,
+        instance: args.instance_name.clone(),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use cuda_runner::child::run_limited;
-use cuda_runner::sandbox::{Bwrap, Ended, Launcher, Policy, SandboxError};
+use cuda_runner::sandbox::{Bwrap, Ended, Policy, Sandbox, SandboxError};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
@@ -14,10 +14,10 @@ use std::time::Duration;
 /// bubblewrap is not installed. With `CUDA_MEASURED_SANDBOX_TESTS=required`
 /// (scripts/test sets it after installing bubblewrap) a missing or
 /// unusable bubblewrap fails the test instead.
-pub fn sandbox() -> Option<Launcher> {
+pub fn sandbox() -> Option<Sandbox> {
     let required = std::env::var("CUDA_MEASURED_SANDBOX_TESTS").is_ok_and(|v| v == "required");
     match Bwrap::find() {
-        Ok(bwrap) => Some(Launcher::Bwrap(bwrap)),
+        Ok(bwrap) => Some(Sandbox::Bwrap(bwrap)),
         Err(e @ SandboxError::Missing) if !required => {
             eprintln!("skipped: {e}");
             None
@@ -40,7 +40,7 @@ pub struct Outcome {
 /// Runs `program args` through `launcher` under `policy` for at most
 /// `wall`.
 pub fn run(
-    launcher: &Launcher,
+    launcher: &Sandbox,
     policy: &Policy,
     program: &str,
     args: &[&str],
@@ -58,7 +58,7 @@ pub fn run(
 }
 
 /// A shell script run by `/bin/sh -c` through `launcher`.
-pub fn sh(launcher: &Launcher, policy: &Policy, script: &str) -> Outcome {
+pub fn sh(launcher: &Sandbox, policy: &Policy, script: &str) -> Outcome {
     run(
         launcher,
         policy,
@@ -69,7 +69,7 @@ pub fn sh(launcher: &Launcher, policy: &Policy, script: &str) -> Outcome {
 }
 
 /// A Python program run by `python3 -c` through `launcher`.
-pub fn python(launcher: &Launcher, policy: &Policy, program: &str) -> Outcome {
+pub fn python(launcher: &Sandbox, policy: &Policy, program: &str) -> Outcome {
     run(
         launcher,
         policy,

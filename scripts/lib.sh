@@ -150,6 +150,43 @@ has_gpu() {
     [[ -e /dev/nvidiactl ]] || { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
 }
 
+# Installs Debian package $2 with apt (sudo, or plain apt-get as root)
+# when command $1 is missing; $3 says what for.
+apt_install() {
+    command -v "$1" >/dev/null && return
+    echo "[setup] installing Debian's $2 with apt (once; $3)" >&2
+    local sudo=()
+    [[ $(id -u) == 0 ]] || sudo=(sudo)
+    "${sudo[@]}" apt-get install -y "$2" >/dev/null ||
+        { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y "$2" >/dev/null; }
+}
+
+# bubblewrap, the Run service's sandbox (runner/src/sandbox), checked by
+# making one sandbox as the service does: its tests then run instead of
+# skipping (CUDA_MEASURED_SANDBOX_TESTS=required makes a skip a failure).
+ensure_bubblewrap() {
+    apt_install bwrap bubblewrap "the Run service's sandbox and its tests"
+    local out
+    if ! out="$(bwrap --unshare-user --unshare-pid --unshare-net --ro-bind / / --proc /proc --dev /dev true 2>&1)"; then
+        echo "bubblewrap cannot make a sandbox here: $out" >&2
+        echo "it needs user namespaces: sysctl user.max_user_namespaces > 0; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows unshare/clone of namespaces" >&2
+        return 1
+    fi
+    export CUDA_MEASURED_SANDBOX_TESTS=required
+}
+
+# nginx, the reverse proxy of the proxy check (scripts/proxy_check.py):
+# Debian's nginx-light, else nginx where there is no nginx-light. Sets
+# NGINX to its path (/usr/sbin is not on every user's PATH).
+ensure_nginx() {
+    NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+    if [[ ! -x $NGINX ]]; then
+        apt_install nginx nginx-light "the reverse-proxy check" 2>/dev/null ||
+            apt_install nginx nginx "the reverse-proxy check"
+    fi
+    export NGINX
+}
+
 # The browser check's tools: Debian's Chromium (installed with apt when
 # missing: sudo, or plain apt-get as root) and Playwright from PyPI into
 # .tools/playwright (its own browser download is never used). Sets

@@ -214,6 +214,7 @@ impl Bwrap {
         let program = std::env::var_os("CUDA_MEASURED_BWRAP")
             .map(PathBuf::from)
             .or_else(|| on_path("bwrap"))
+            .filter(|p| p.is_file())
             .ok_or(SandboxError::Missing)?;
         let util = |name: &'static str| {
             ["/usr/bin", "/bin"]

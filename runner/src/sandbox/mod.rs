@@ -308,6 +308,8 @@ impl Bwrap {
             "sandbox",
             "--die-with-parent",
             "--new-session",
+            "--cap-drop",
+            "ALL",
         ]
         .map(String::from)
         .to_vec();
@@ -444,6 +446,7 @@ mod tests {
             "--new-session",
             "--clearenv",
             "--remount-ro",
+            "--cap-drop",
         ] {
             assert!(args.iter().any(|a| a == flag), "{flag} missing: {args:?}");
         }

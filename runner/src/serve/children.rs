@@ -28,9 +28,15 @@ pub struct Children {
 
 impl Children {
     /// Children of `runner` (this executable) started in `sandbox`, able
-    /// to read `kernels` (the book's), with a fresh work folder of their
-    /// own, removed when the service ends.
-    pub fn new(sandbox: Sandbox, runner: PathBuf, kernels: &Path) -> std::io::Result<Children> {
+    /// to read `kernels` (the book's) and, for GPU children, `gpu_tools`
+    /// (Nsight Compute's folder), with a fresh work folder of their own,
+    /// removed when the service ends.
+    pub fn new(
+        sandbox: Sandbox,
+        runner: PathBuf,
+        kernels: &Path,
+        gpu_tools: &[PathBuf],
+    ) -> std::io::Result<Children> {
         let work = tempfile::Builder::new()
             .prefix("cuda-runner-serve-")
             .tempdir()?;
@@ -43,7 +49,9 @@ impl Children {
         };
         let compile =
             in_work(sandbox.launcher(&with_paths(Policy::compile()).readable(work.path())));
-        let gpu = in_work(sandbox.launcher(&with_paths(Policy::gpu()).writable(work.path())));
+        let mut gpu_policy = with_paths(Policy::gpu()).writable(work.path());
+        gpu_policy.readable.extend(gpu_tools.iter().cloned());
+        let gpu = in_work(sandbox.launcher(&gpu_policy));
         Ok(Children {
             sandbox,
             compile,
@@ -67,6 +75,13 @@ impl Children {
     /// The sandbox the launchers are made by.
     pub fn sandbox(&self) -> &Sandbox {
         &self.sandbox
+    }
+
+    /// The folder job files and results are written to (given to the
+    /// sandbox's user; what the service makes in it by hand it gives with
+    /// [`Sandbox::share`]).
+    pub fn work_dir(&self) -> &Path {
+        self._work.path()
     }
 
     /// The runner executable the children run.

@@ -1,27 +1,40 @@
 //! An exercise stage's gates judged for the reader's kernel by the book's
 //! own gate code (mdbook-cuda's `exercise_gates::judge`), against the
 //! book's stored results with the reader's record in place of the
-//! starter's. Gates that read a stored artifact of the kernel itself (a
-//! Nsight Compute profile, a SASS listing) would judge the book's starter,
-//! not the reader's code: they are reported as not judged, as is every
-//! gate on a compile-only instance.
+//! starter's, and, for profile gates, the reader's Nsight Compute profile
+//! in place of the starter's ([`super::profile`]). A SASS gate reads the
+//! book's stored listing of the starter, not the reader's code: it is
+//! reported as not judged, as is every gate on a compile-only instance.
 
 use super::api::GateResult;
 use super::catalog::Book;
+use super::profile::Overlay;
 use cuda_measured_core::exercise::{GateKind, Stage};
 use cuda_runner::record::Record;
 use mdbook_cuda::exercise_gates::{self, Judged};
 use mdbook_cuda::outcome::Outcome;
 use mdbook_cuda::results::Results;
 
+/// Whether a gate of `stage` reads a profile counter.
+pub fn needs_profile(stage: &Stage) -> bool {
+    stage.gates.iter().any(|g| {
+        matches!(
+            g.kind,
+            GateKind::Profile { .. } | GateKind::ProfileRatio { .. }
+        )
+    })
+}
+
 /// The gates of `stage` for the reader's `record` of the starter
-/// `starter_id` (`None`: nothing was measured); `measured` says whether
-/// this instance measures at all.
+/// `starter_id` (`None`: nothing was measured) and, for profile gates,
+/// their profile (or why there is none); `measured` says whether this
+/// instance measures at all.
 pub fn judge(
     book: &Book,
     stage: &Stage,
     starter_id: &str,
     record: Option<&Record>,
+    profile: Option<&Result<Overlay, String>>,
     measured: bool,
 ) -> Vec<GateResult> {
     let mut outcomes = book.outcomes.clone();
@@ -30,6 +43,13 @@ pub fn judge(
         outcomes[index] = Outcome::Fresh(record.clone());
     }
     let results = Results::new(&book.catalog, &outcomes, &book.stored);
+    let overlay = match profile {
+        Some(Ok(overlay)) => Some(overlay.stored(book)),
+        _ => None,
+    };
+    let profiled = overlay
+        .as_ref()
+        .map(|stored| Results::new(&book.catalog, &outcomes, stored));
     stage
         .gates
         .iter()
@@ -46,18 +66,24 @@ pub fn judge(
             if record.is_none() || starter.is_none() {
                 return not_judged("nothing was measured");
             }
-            match &gate.kind {
+            let judged_on = match &gate.kind {
                 GateKind::Profile { .. } | GateKind::ProfileRatio { .. } => {
-                    return not_judged(
-                        "a profile gate needs Nsight Compute on the reader's kernel, which this service does not run yet",
-                    );
+                    match (&profiled, profile) {
+                        (Some(profiled), _) => profiled,
+                        (None, Some(Err(why))) => return not_judged(why),
+                        (None, _) => {
+                            return not_judged("the kernel was not profiled (it did not pass)");
+                        }
+                    }
                 }
                 GateKind::Sass { .. } => {
-                    return not_judged("a SASS gate reads the book's stored listing, not the reader's code");
+                    return not_judged(
+                        "a SASS gate reads the book's stored listing, not the reader's code",
+                    );
                 }
-                _ => {}
-            }
-            match exercise_gates::judge(&gate.kind, starter_id, stage, &results) {
+                _ => &results,
+            };
+            match exercise_gates::judge(&gate.kind, starter_id, stage, judged_on) {
                 Judged::Passed(figure, source) => GateResult {
                     gate: name,
                     passed: Some(true),

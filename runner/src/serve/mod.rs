@@ -5,7 +5,8 @@
 //! exercise stage the book has ([`catalog`]); it is compiled by a compile
 //! worker within a time limit ([`job`]), its messages put at the reader's
 //! lines ([`diagnostics`]), and, on a GPU, measured quickly on warm
-//! workers ([`measure`]) and judged by the stage's gates ([`gates`]); the
+//! workers ([`measure`]) and judged by the stage's gates ([`gates`],
+//! Nsight Compute run on it for profile gates: [`profile`]); the
 //! answer carries the record and the panel the book build renders for it
 //! ([`answer`]). [`limits`] keeps floods out; every child is started by
 //! one launcher ([`children`]), where a sandbox plugs in. [`http`] is the
@@ -21,11 +22,12 @@ pub mod http;
 pub mod job;
 pub mod limits;
 pub mod measure;
+pub mod profile;
 pub mod splice;
 
 use anyhow::{Context, Result, bail};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -78,6 +80,10 @@ pub struct Args {
     /// instances behind a load balancer answered).
     #[arg(long)]
     pub instance_name: Option<String>,
+    /// The Nsight Compute executable, run for an exercise stage whose
+    /// gates read profile counters (GPU only).
+    #[arg(long, default_value = "ncu")]
+    pub ncu: PathBuf,
 }
 
 /// `--sandbox`'s values.
@@ -106,6 +112,22 @@ fn sandbox(choice: SandboxChoice) -> Result<cuda_runner::sandbox::Sandbox> {
     }
 }
 
+/// `program` as a path: itself when it names a folder, else its place on
+/// the service's PATH (a sandboxed child's PATH holds only the system's
+/// folders), else itself.
+fn on_path(program: &Path) -> PathBuf {
+    if program.components().count() > 1 {
+        return program.to_path_buf();
+    }
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .find(|candidate| candidate.is_file())
+        })
+        .unwrap_or_else(|| program.to_path_buf())
+}
+
 /// Starts the service and answers until stopped (Ctrl-C, SIGTERM).
 pub fn execute(args: Args) -> Result<()> {
     if cuda_runner::compile::nvrtc_version().is_none() {
@@ -114,7 +136,18 @@ pub fn execute(args: Args) -> Result<()> {
     let book = catalog::Book::load(&args.book)
         .with_context(|| format!("reading the book at {}", args.book.display()))?;
     let exe = std::env::current_exe().context("locating cuda-runner itself")?;
-    let children = children::Children::new(sandbox(args.sandbox)?, exe, &book.kernels)
+    let ncu = on_path(&args.ncu);
+    // Nsight Compute's own folder (the launcher script and the binaries
+    // beside it) readable by GPU children; its place on a GPU host is
+    // /usr/local/cuda/bin (a link into the toolkit) or /opt/nvidia.
+    let gpu_tools: Vec<PathBuf> = ncu
+        .canonicalize()
+        .ok()
+        .and_then(|real| real.parent().map(Path::to_path_buf))
+        .filter(|_| !args.compile_only)
+        .into_iter()
+        .collect();
+    let children = children::Children::new(sandbox(args.sandbox)?, exe, &book.kernels, &gpu_tools)
         .context("making the service's work folder")?;
     children.check()?;
     let gpu = if args.compile_only {
@@ -135,6 +168,7 @@ pub fn execute(args: Args) -> Result<()> {
         compile_limit: Duration::from_secs(args.compile_timeout_s),
         run_limit: Duration::from_secs(args.run_timeout_s),
         gpu,
+        ncu,
     };
     let shared = Arc::new(http::Shared {
         service: Arc::new(service),

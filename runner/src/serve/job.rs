@@ -98,7 +98,6 @@ impl Service {
             draft.gates = super::gates::judge(
                 &self.book,
                 stage,
-                &runnable.example.id,
                 draft.record.as_ref(),
                 profile.as_ref(),
                 self.gpu.is_some(),

@@ -3,10 +3,11 @@
 //! command) is run, through the service's launcher, on a copy of the
 //! book's kernels folder in which the stage's starter file holds the
 //! reader's text, at the stage's size. Its profile goes into a copy of the
-//! book's stored profiles, in the starter's place and under the starter's
-//! key (in that copy it stands for the starter, as the reader's record
+//! book's stored profiles, in the stage solution's place and under its
+//! key (in that copy it stands for the solution, as the reader's record
 //! does among the outcomes), so the book's gate code judges it as it
-//! judges a stored one, baselines from the book's store.
+//! judges a stored one, baselines (the starter among them) from the
+//! book's store.
 
 use super::catalog::{Book, Origin, Runnable};
 use super::children::Children;
@@ -25,7 +26,12 @@ pub struct Overlay {
 impl Overlay {
     /// The stored reports of the overlay, for `exercise_gates`.
     pub fn stored(&self, book: &Book) -> StoredReports {
-        StoredReports::new(&self.dir.path().join("results"), "results").with_root(&book.root)
+        let shown = book
+            .results
+            .strip_prefix(&book.root)
+            .unwrap_or(Path::new("results"));
+        StoredReports::new(&self.dir.path().join("results"), shown.to_string_lossy())
+            .with_root(&book.root)
     }
 }
 
@@ -85,9 +91,26 @@ pub fn reader_profile(
         Some(_) => {}
     }
     let text = std::fs::read_to_string(&out).map_err(failed)?;
-    let mut profile: cuda_runner::profile::Profile =
+    let profile: cuda_runner::profile::Profile =
         serde_json::from_str(&text).map_err(|e| format!("the profile cannot be read: {e}"))?;
-    let id = &runnable.example.id;
+    let Some(stage) = &runnable.stage else {
+        return Err("only an exercise stage's kernel is profiled".into());
+    };
+    overlay(book, dir, stage, profile, size)
+}
+
+/// The overlay in `dir` holding the book's stored profiles and `profile`
+/// (the reader's) in the place of `stage`'s solution, under its key, as
+/// the reader's record is among the outcomes (`super::gates`).
+pub fn overlay(
+    book: &Book,
+    dir: tempfile::TempDir,
+    stage: &cuda_measured_core::exercise::Stage,
+    mut profile: cuda_runner::profile::Profile,
+    size: Dims,
+) -> Result<Overlay, String> {
+    let failed = |e: std::io::Error| format!("preparing the profile failed: {e}");
+    let id = stage.solution.id();
     let book_key = book
         .catalog
         .by_id(id)
@@ -95,9 +118,9 @@ pub fn reader_profile(
         .map(|r| r.key.clone())
         .ok_or_else(|| format!("`{id}` is not in the book's catalog"))?;
     profile.key = book_key;
-    profile.example = id.clone();
+    profile.example = id.to_string();
     let results = dir.path().join("results");
-    let stored_profiles = book.root.join("results").join("profile");
+    let stored_profiles = book.results.join("profile");
     if stored_profiles.is_dir() {
         copy_tree(&stored_profiles, &results.join("profile")).map_err(failed)?;
     }

@@ -150,22 +150,21 @@ has_gpu() {
     [[ -e /dev/nvidiactl ]] || { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
 }
 
-# Installs Debian package $2 with apt (sudo, or plain apt-get as root)
-# when command $1 is missing; $3 says what for.
-apt_install() {
-    command -v "$1" >/dev/null && return
-    echo "[setup] installing Debian's $2 with apt (once; $3)" >&2
+# Installs Debian package $1 with apt (sudo, or plain apt-get as root);
+# $2 says what for.
+apt_get() {
+    echo "[setup] installing Debian's $1 with apt (once; $2)" >&2
     local sudo=()
     [[ $(id -u) == 0 ]] || sudo=(sudo)
-    "${sudo[@]}" apt-get install -y "$2" >/dev/null ||
-        { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y "$2" >/dev/null; }
+    "${sudo[@]}" apt-get install -y "$1" >/dev/null ||
+        { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y "$1" >/dev/null; }
 }
 
 # bubblewrap, the Run service's sandbox (runner/src/sandbox), checked by
 # making one sandbox as the service does: its tests then run instead of
 # skipping (CUDA_MEASURED_SANDBOX_TESTS=required makes a skip a failure).
 ensure_bubblewrap() {
-    apt_install bwrap bubblewrap "the Run service's sandbox and its tests"
+    command -v bwrap >/dev/null || apt_get bubblewrap "the Run service's sandbox and its tests"
     local out
     if ! out="$(bwrap --unshare-user --unshare-pid --unshare-net --ro-bind / / --proc /proc --dev /dev true 2>&1)"; then
         echo "bubblewrap cannot make a sandbox here: $out" >&2
@@ -181,10 +180,16 @@ ensure_bubblewrap() {
 ensure_nginx() {
     NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
     if [[ ! -x $NGINX ]]; then
-        apt_install nginx nginx-light "the reverse-proxy check" 2>/dev/null ||
-            apt_install nginx nginx "the reverse-proxy check"
+        apt_get nginx-light "the reverse-proxy check" 2>/dev/null || apt_get nginx "the reverse-proxy check"
+        NGINX=/usr/sbin/nginx
     fi
     export NGINX
+}
+
+# PyYAML for the manifest check (scripts/k8s_check.py): Debian's
+# python3-yaml where the system Python lacks it.
+ensure_pyyaml() {
+    python3 -c "import yaml" 2>/dev/null || apt_get python3-yaml "the Kubernetes manifest check"
 }
 
 # The browser check's tools: Debian's Chromium (installed with apt when
@@ -193,11 +198,7 @@ ensure_nginx() {
 # PYTHONPATH for scripts/browser_check.py.
 ensure_browser() {
     if [[ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
-        echo "[setup] installing Debian's chromium with apt (once; the browser check)" >&2
-        local sudo=()
-        [[ $(id -u) == 0 ]] || sudo=(sudo)
-        "${sudo[@]}" apt-get install -y chromium >/dev/null ||
-            { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y chromium >/dev/null; }
+        apt_get chromium "the browser check"
     fi
     if ! PYTHONPATH="$TOOLS/playwright" python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('playwright') != '$PLAYWRIGHT_VERSION')" 2>/dev/null; then
         echo "[setup] installing Playwright $PLAYWRIGHT_VERSION from PyPI into .tools/playwright (once; the browser check)" >&2

@@ -71,14 +71,17 @@ impl Limits {
     /// A GPU child (a measuring worker or Nsight Compute with its target):
     /// no address-space limit (the driver's reservations), the data
     /// segment bounded instead; the driver's threads and Nsight Compute's
-    /// processes need more of everything than a compile.
+    /// processes need more of everything than a compile. A warm worker
+    /// lives across requests and CPU time adds up over its life, so its
+    /// CPU limit is only a backstop (a day); each request is bounded by
+    /// the service's run limit (wall clock), at which the worker is killed.
     pub fn gpu() -> Self {
         Limits {
             address_space: None,
             data: Some(16 * GIB),
             processes: 256,
             file_size: GIB,
-            cpu_s: 300,
+            cpu_s: 24 * 3600,
             open_files: 4096,
             tmp_bytes: 2 * GIB,
         }

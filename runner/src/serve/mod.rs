@@ -156,7 +156,13 @@ pub fn execute(args: Args) -> Result<()> {
         match measure::Gpu::probe(&children) {
             Some(gpu) => Some(gpu),
             None => bail!(
-                "no usable GPU found (`cuda-runner device` sees none); start with `cuda-runner serve --compile-only` to answer compiles without one"
+                "no usable GPU found (`cuda-runner device`, started through the {} sandbox, sees none); start with `cuda-runner serve --compile-only` to answer compiles without one{}",
+                children.sandbox().name(),
+                match children.sandbox() {
+                    cuda_runner::sandbox::Sandbox::Bwrap(_) =>
+                        "; where `cuda-runner device` does see the GPU, the sandbox hides it: the GPU's /dev/nvidia* nodes and the driver's libraries must be readable by the sandbox's user (README, Run service: sandbox)",
+                    cuda_runner::sandbox::Sandbox::None => "",
+                }
             ),
         }
     };

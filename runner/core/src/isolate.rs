@@ -465,6 +465,27 @@ mod tests {
         assert_eq!(DEFAULT_LIMIT, Duration::from_millis(3750) + SETUP_MARGIN);
     }
 
+    // The book's job reads as before: without a seed no `seed` field is
+    // written, so children and their records are what they were; the Run
+    // service's seed travels and is read back, and a job written without
+    // one reads as the book's.
+    #[test]
+    fn a_seed_travels_only_when_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = example(dir.path());
+        let book = serde_json::to_string(&job(&ex)).unwrap();
+        assert!(!book.contains("seed"), "{book}");
+        let read: OwnedJob = serde_json::from_str(&book).unwrap();
+        assert_eq!(read.seed, None);
+        let service = Job {
+            seed: Some(42),
+            ..job(&ex)
+        };
+        let read: OwnedJob =
+            serde_json::from_str(&serde_json::to_string(&service).unwrap()).unwrap();
+        assert_eq!(read.seed, Some(42));
+    }
+
     /// A stand-in for `cuda-runner measure`: prints `printed` bytes on
     /// stdout (a kernel's printf), then copies `result` to its `--out`.
     fn fake_child(dir: &Path, printed: u64, result: &Measured) -> std::path::PathBuf {

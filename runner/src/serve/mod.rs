@@ -153,7 +153,7 @@ pub fn execute(args: Args) -> Result<()> {
     let gpu = if args.compile_only {
         None
     } else {
-        match measure::Gpu::probe(&children) {
+        match measure::Gpu::probe(&children, &book) {
             Some(gpu) => Some(gpu),
             None => bail!(
                 "no usable GPU found (`cuda-runner device`, started through the {} sandbox, sees none); start with `cuda-runner serve --compile-only` to answer compiles without one{}",
@@ -176,6 +176,15 @@ pub fn execute(args: Args) -> Result<()> {
         gpu,
         ncu,
     };
+    if let Some(gpu) = &service.gpu {
+        let started = std::time::Instant::now();
+        gpu.keep_warm();
+        eprintln!(
+            "[cuda-runner serve] a measuring worker is up on {} ({:.1} s)",
+            gpu.facts.name,
+            started.elapsed().as_secs_f64()
+        );
+    }
     let shared = Arc::new(http::Shared {
         service: Arc::new(service),
         queue: limits::Queue::new(args.queue),

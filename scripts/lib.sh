@@ -150,17 +150,55 @@ has_gpu() {
     [[ -e /dev/nvidiactl ]] || { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
 }
 
+# Installs Debian package $1 with apt (sudo, or plain apt-get as root);
+# $2 says what for.
+apt_get() {
+    echo "[setup] installing Debian's $1 with apt (once; $2)" >&2
+    local sudo=()
+    [[ $(id -u) == 0 ]] || sudo=(sudo)
+    "${sudo[@]}" apt-get install -y "$1" >/dev/null ||
+        { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y "$1" >/dev/null; }
+}
+
+# bubblewrap, the Run service's sandbox (runner/src/sandbox), checked by
+# making one sandbox as the service does: its tests then run instead of
+# skipping (CUDA_MEASURED_SANDBOX_TESTS=required makes a skip a failure).
+ensure_bubblewrap() {
+    command -v bwrap >/dev/null || apt_get bubblewrap "the Run service's sandbox and its tests"
+    local out
+    if ! out="$(bwrap --unshare-user --unshare-pid --unshare-net --ro-bind / / --proc /proc --dev /dev true 2>&1)"; then
+        echo "bubblewrap cannot make a sandbox here: $out" >&2
+        echo "it needs user namespaces: sysctl user.max_user_namespaces > 0; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows unshare/clone of namespaces" >&2
+        return 1
+    fi
+    export CUDA_MEASURED_SANDBOX_TESTS=required
+}
+
+# nginx, the reverse proxy of the proxy check (scripts/proxy_check.py):
+# Debian's nginx-light, else nginx where there is no nginx-light. Sets
+# NGINX to its path (/usr/sbin is not on every user's PATH).
+ensure_nginx() {
+    NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+    if [[ ! -x $NGINX ]]; then
+        apt_get nginx-light "the reverse-proxy check" 2>/dev/null || apt_get nginx "the reverse-proxy check"
+        NGINX=/usr/sbin/nginx
+    fi
+    export NGINX
+}
+
+# PyYAML for the manifest check (scripts/k8s_check.py): Debian's
+# python3-yaml where the system Python lacks it.
+ensure_pyyaml() {
+    python3 -c "import yaml" 2>/dev/null || apt_get python3-yaml "the Kubernetes manifest check"
+}
+
 # The browser check's tools: Debian's Chromium (installed with apt when
 # missing: sudo, or plain apt-get as root) and Playwright from PyPI into
 # .tools/playwright (its own browser download is never used). Sets
 # PYTHONPATH for scripts/browser_check.py.
 ensure_browser() {
     if [[ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]]; then
-        echo "[setup] installing Debian's chromium with apt (once; the browser check)" >&2
-        local sudo=()
-        [[ $(id -u) == 0 ]] || sudo=(sudo)
-        "${sudo[@]}" apt-get install -y chromium >/dev/null ||
-            { "${sudo[@]}" apt-get update >/dev/null && "${sudo[@]}" apt-get install -y chromium >/dev/null; }
+        apt_get chromium "the browser check"
     fi
     if ! PYTHONPATH="$TOOLS/playwright" python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('playwright') != '$PLAYWRIGHT_VERSION')" 2>/dev/null; then
         echo "[setup] installing Playwright $PLAYWRIGHT_VERSION from PyPI into .tools/playwright (once; the browser check)" >&2

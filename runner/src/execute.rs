@@ -70,6 +70,33 @@ pub struct Settings {
     /// Whether an answer is judged on a thread of its own while the GPU
     /// times its size (unless [`OVERLAP_VAR`] is `0`).
     pub overlap_checks: bool,
+    /// The seed timed inputs are drawn from, when the job gives one (the
+    /// Run service's, fresh per request); `None`: the book's
+    /// [`INPUT_SEED`], so the book's inputs never change.
+    pub input_seed: Option<u64>,
+    /// Whether the answer of every timed run is checked, not only the
+    /// first run's and the last timed run's (the Run service's jobs, whose
+    /// kernels are a reader's: one that remembers an answer between runs
+    /// must not pass); no hot figure is taken then.
+    pub check_every_run: bool,
+}
+
+impl Settings {
+    /// These settings for a job that draws its inputs from `seed`, the Run
+    /// service's (every timed run then checked); `None`: the book's job,
+    /// as before.
+    pub fn with_seed(&self, seed: Option<u64>) -> Settings {
+        Settings {
+            input_seed: seed,
+            check_every_run: seed.is_some(),
+            ..self.clone()
+        }
+    }
+
+    /// The seed timed and edge inputs are drawn from.
+    fn seed(&self) -> u64 {
+        self.input_seed.unwrap_or(INPUT_SEED)
+    }
 }
 
 /// The environment variable that turns [`Settings::overlap_checks`] off
@@ -91,6 +118,8 @@ impl Settings {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map_or(crate::resident::DEFAULT_CAP, |mib| mib << 20),
             overlap_checks: std::env::var(OVERLAP_VAR).map_or(true, |v| v.trim() != "0"),
+            input_seed: None,
+            check_every_run: false,
         }
     }
 }
@@ -459,6 +488,8 @@ fn run_into(
                 staging: &mut *staging,
                 resident: &mut *resident,
                 overlap_checks: settings.overlap_checks,
+                seed: settings.seed(),
+                check_every_run: settings.check_every_run,
             },
             record,
             samples_us,
@@ -569,6 +600,10 @@ struct Shared<'a> {
     staging: &'a mut crate::upload::Staging,
     resident: &'a mut ResidentInputs,
     overlap_checks: bool,
+    /// The seed inputs are drawn from.
+    seed: u64,
+    /// Whether every timed run's answer is checked.
+    check_every_run: bool,
 }
 
 /// Checks `point` at the problem's edge sizes and checks and times it at
@@ -608,6 +643,8 @@ fn run_sizes(
         staging,
         resident,
         overlap_checks,
+        seed,
+        check_every_run,
     } = shared;
     let mut runner = SizeRunner {
         ctx,
@@ -627,6 +664,8 @@ fn run_sizes(
         staging,
         resident,
         overlap_checks,
+        seed,
+        check_every_run,
         inputs_s: 0.0,
         checks_s: 0.0,
     };
@@ -770,6 +809,11 @@ struct SizeRunner<'a> {
     resident: &'a mut ResidentInputs,
     /// Whether a timed size's answer is judged while it is timed.
     overlap_checks: bool,
+    /// The seed inputs are drawn from ([`Settings::input_seed`]).
+    seed: u64,
+    /// Whether every timed run's answer is checked
+    /// ([`Settings::check_every_run`]).
+    check_every_run: bool,
     /// Seconds spent drawing inputs and copying them to the GPU.
     inputs_s: f64,
     /// Seconds spent copying answers back and checking them.
@@ -799,13 +843,13 @@ impl SizeRunner<'_> {
             self.data_dir.as_deref(),
             self.problem,
             &plan.instance,
-            INPUT_SEED,
+            self.seed,
             data,
         );
         let keep = Keep {
             resident: &mut *self.resident,
             digest: &self.digest,
-            data: problem::cache::data_key(self.problem, &plan.instance, INPUT_SEED, data),
+            data: problem::cache::data_key(self.problem, &plan.instance, self.seed, data),
         };
         let mut buffers = Buffers::allocate(
             self.problem,
@@ -866,7 +910,10 @@ impl SizeRunner<'_> {
         // device buffers.
         let (first, deferred) = match known {
             Ok(verdict) => (Some(verdict), None),
-            Err(key) if timing.is_some() && self.overlap_checks => (None, Some(key)),
+            // Every run checked needs the judge here, not on a thread.
+            Err(key) if timing.is_some() && self.overlap_checks && !self.check_every_run => {
+                (None, Some(key))
+            }
             Err(key) => (
                 Some(
                     buffers
@@ -892,6 +939,15 @@ impl SizeRunner<'_> {
         let lent = deferred.and_then(|key| buffers.judge.take().map(|judge| (key, judge)));
         let (problem, instance) = (self.problem, plan.instance);
         let mut waited_s = 0.0;
+        // With every run checked (the Run service's jobs), the answer of
+        // each run, warm-up included, is judged before the next run's
+        // reset, outside the timed region: by its digest when it equals
+        // an answer judged before (a few microseconds on the GPU), else
+        // copied back and checked. The last run's is checked below.
+        let check_every_run = self.check_every_run;
+        let (digest, staging) = (&self.digest, &mut *self.staging);
+        let mut ran = false;
+        let mut first_wrong: Option<problem::CheckOutcome> = None;
         let (samples, judged) = std::thread::scope(|scope| {
             let judging = lent.map(|(key, mut judge)| {
                 scope.spawn(move || {
@@ -903,6 +959,13 @@ impl SizeRunner<'_> {
                 self.policy,
                 sampling,
                 |s| {
+                    if check_every_run && ran {
+                        let verdict = buffers.check(problem, &plan, data, digest, staging, s)?;
+                        if !verdict.pass && first_wrong.is_none() {
+                            first_wrong = Some(verdict);
+                        }
+                    }
+                    ran = true;
                     buffers.reset(s, false)?;
                     setup(s)
                 },
@@ -953,12 +1016,23 @@ impl SizeRunner<'_> {
         if !after.pass && check.pass {
             check = after;
         }
+        if let Some(wrong) = first_wrong
+            && check.pass
+        {
+            check = wrong;
+        }
         let median_us = samples.median();
         // A run that needs the runner before the next (zeroed scratch,
         // setup launches) has no hot figure: back-to-back repeats of its
         // timed launches alone would not be runs of it.
         let repeatable = setups == 0 && !buffers.needs_reset_between_runs();
-        let hot_median_us = if median_us < HOT_LIMIT_US && repeatable && samples.budget.is_none() {
+        // Back-to-back repeats are not checked one by one: none when every
+        // run must be.
+        let hot_median_us = if median_us < HOT_LIMIT_US
+            && repeatable
+            && samples.budget.is_none()
+            && !self.check_every_run
+        {
             Some(t.timer.hot(work)?)
         } else {
             None

@@ -5,7 +5,8 @@
 //! own module names; this crate adds what needs CUDA: NVRTC ([`compile`]),
 //! the device's facts ([`device`]) and clocks ([`clocks`]), the timer of
 //! the method ([`measure`]), answer digests on the GPU ([`digest`]), the child process's run of one example
-//! ([`execute`]), and the all-reduce across GPUs ([`allreduce`]).
+//! ([`execute`]), the all-reduce across GPUs ([`allreduce`]), and the OS
+//! sandbox of the children a Run service starts ([`sandbox`]).
 
 pub mod allreduce;
 pub mod clocks;
@@ -17,6 +18,7 @@ pub mod fault_cause;
 pub mod listing;
 pub mod measure;
 pub mod resident;
+pub mod sandbox;
 pub mod sanitize;
 pub mod transfer;
 pub mod upload;

@@ -14,7 +14,8 @@
 //! [`figures`] turn samples into a [`record`], keyed by [`key`] and kept in
 //! the [`store`]. [`session`] is the one measuring loop every front end
 //! drives; [`isolate`] runs the runner's `measure` in child processes
-//! (which die with their parent, [`lifetime`]); [`peers`] and
+//! (which die with their parent, [`lifetime`], and are started through a
+//! [`launcher`], where a sandbox wraps them); [`peers`] and
 //! [`repeatability`] are the stored reports; an [`exercise`] stage declares
 //! its kernels, text and gates as data. Around the author: messages
 //! name the header line ([`header_lines`]) and suggest the likely word
@@ -77,6 +78,7 @@ pub mod include_scan;
 pub mod isolate;
 pub mod key;
 pub mod launch_plan;
+pub mod launcher;
 pub mod lifetime;
 pub mod limits;
 pub mod method;

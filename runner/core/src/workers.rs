@@ -115,7 +115,7 @@ impl Tail {
 
 impl Worker {
     fn spawn(runner_exe: &Path, env: &ChildEnv<'_>, nonce: &str) -> std::io::Result<Worker> {
-        let mut command = Command::new(runner_exe);
+        let mut command = env.launcher.command(runner_exe);
         command.args(["worker", "--sentinel", nonce]);
         match env.data_dir {
             Some(dir) => command.env(crate::problem::cache::DATA_DIR_VAR, dir),
@@ -177,14 +177,19 @@ impl Worker {
     fn run<J: Serialize>(
         &mut self,
         runner_exe: &Path,
+        launcher: &crate::launcher::Launcher,
         job: &J,
         limit: Duration,
     ) -> Result<Measured, ChildFailure> {
+        // Made where the launcher's children can write it (a sandbox's
+        // work folder, not the host's /tmp).
         let result_file =
-            tempfile::NamedTempFile::new().map_err(|error| ChildFailure::NotStarted {
-                runner: runner_exe.to_path_buf(),
-                error,
-            })?;
+            launcher
+                .temp_file("result-", ".json")
+                .map_err(|error| ChildFailure::NotStarted {
+                    runner: runner_exe.to_path_buf(),
+                    error,
+                })?;
         let line = serde_json::to_string(&WorkerJob {
             job,
             out: result_file.path().to_path_buf(),
@@ -329,6 +334,7 @@ pub struct Workers {
     runner_exe: PathBuf,
     data_dir: Option<PathBuf>,
     visible_device: Option<String>,
+    launcher: crate::launcher::Launcher,
     nonce: String,
     slots: Vec<Option<Worker>>,
     started: usize,
@@ -341,6 +347,7 @@ impl Workers {
             runner_exe: runner_exe.to_path_buf(),
             data_dir: env.data_dir.map(Path::to_path_buf),
             visible_device: env.visible_device.clone(),
+            launcher: env.launcher.clone(),
             nonce: nonce(),
             slots: Vec::new(),
             started: 0,
@@ -374,6 +381,7 @@ impl Workers {
             let env = ChildEnv {
                 data_dir: self.data_dir.as_deref(),
                 visible_device: self.visible_device.clone(),
+                launcher: self.launcher.clone(),
                 ..ChildEnv::default()
             };
             let worker = Worker::spawn(&self.runner_exe, &env, &self.nonce).map_err(|error| {
@@ -386,7 +394,7 @@ impl Workers {
             self.slots[process] = Some(worker);
         }
         let worker = self.slots[process].as_mut().expect("started above");
-        let outcome = worker.run(&self.runner_exe, job, limit);
+        let outcome = worker.run(&self.runner_exe, &self.launcher, job, limit);
         let keep = matches!(&outcome, Ok(m) if keeps_worker(m.record.status));
         if !keep {
             self.slots[process] = None;
@@ -396,17 +404,20 @@ impl Workers {
 }
 
 /// [`crate::isolate::measure_isolated`] on warm workers: process `k`
-/// of the example is worker `k`, which has measured examples before it.
+/// of the example is worker `k`, which has measured examples before it;
+/// `children` gives the count of processes and the inputs' seed (the
+/// workers were started with the rest of it).
 pub fn measure_warm(
     workers: &mut Workers,
     example: &Example,
     key: &str,
     limit: Duration,
     gpu: Option<&GpuFacts>,
-    processes: usize,
+    children: &ChildEnv<'_>,
     quick: bool,
 ) -> Record {
-    crate::isolate::measure_with(example, key, gpu, processes, quick, |job| {
+    let (processes, seed) = (children.processes, children.seed);
+    crate::isolate::measure_with(example, key, gpu, processes, quick, seed, |job| {
         workers.run(job.process, job, limit)
     })
 }

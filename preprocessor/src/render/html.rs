@@ -8,12 +8,12 @@
 //! them into `&#10;`, and the only literal newlines are between elements.
 
 use super::reports::Table;
-use super::{Panel, detail_lines, facts, has_ceiling, mark, verdict};
+use super::{Panel, Runnable, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::markup::Flat;
 use crate::outcome::Outcome;
 use cuda_measured_core::record::{Record, Status};
-use maud::{Markup, html};
+use maud::{Markup, Render, html};
 
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
@@ -25,6 +25,37 @@ pub fn panel(p: &Panel<'_>) -> String {
         Outcome::Broken(message) => broken_panel(p.anchor, message, p.raw),
     };
     markup.into_string()
+}
+
+/// The opening tag of an editable block's wrapper, which theme/run.js
+/// turns into an editor with Run and Reset: the example or stage it runs
+/// and the service it posts to, as data attributes (escaped). The code
+/// block and the stored panel follow as markdown, then [`RUN_CLOSE`].
+pub fn run_open(r: &Runnable<'_>) -> String {
+    let mut tag = format!(
+        "<div class=\"cm-run\" data-example=\"{}\"",
+        attribute(r.example)
+    );
+    let attrs = [
+        ("data-stage", r.stage),
+        ("data-run-service", r.links.service.as_deref()),
+        ("data-run-help", r.links.help.as_deref()),
+    ];
+    for (name, value) in attrs {
+        if let Some(value) = value {
+            tag.push_str(&format!(" {name}=\"{}\"", attribute(value)));
+        }
+    }
+    tag.push('>');
+    tag
+}
+
+/// The closing tag of [`run_open`]'s wrapper.
+pub const RUN_CLOSE: &str = "</div>";
+
+/// Text escaped for a double-quoted attribute, on one line.
+fn attribute(text: &str) -> String {
+    Flat(text).render().into_string()
 }
 
 /// CSS classes of a record's panel.

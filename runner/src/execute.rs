@@ -70,6 +70,26 @@ pub struct Settings {
     /// Whether an answer is judged on a thread of its own while the GPU
     /// times its size (unless [`OVERLAP_VAR`] is `0`).
     pub overlap_checks: bool,
+    /// The seed timed inputs are drawn from, when the job gives one (the
+    /// Run service's, fresh per request); `None`: the book's
+    /// [`INPUT_SEED`], so the book's inputs never change.
+    pub input_seed: Option<u64>,
+}
+
+impl Settings {
+    /// These settings for a job that draws its inputs from `seed` (`None`:
+    /// the book's seed).
+    pub fn with_seed(&self, seed: Option<u64>) -> Settings {
+        Settings {
+            input_seed: seed,
+            ..self.clone()
+        }
+    }
+
+    /// The seed timed and edge inputs are drawn from.
+    fn seed(&self) -> u64 {
+        self.input_seed.unwrap_or(INPUT_SEED)
+    }
 }
 
 /// The environment variable that turns [`Settings::overlap_checks`] off
@@ -91,6 +111,7 @@ impl Settings {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map_or(crate::resident::DEFAULT_CAP, |mib| mib << 20),
             overlap_checks: std::env::var(OVERLAP_VAR).map_or(true, |v| v.trim() != "0"),
+            input_seed: None,
         }
     }
 }
@@ -459,6 +480,7 @@ fn run_into(
                 staging: &mut *staging,
                 resident: &mut *resident,
                 overlap_checks: settings.overlap_checks,
+                seed: settings.seed(),
             },
             record,
             samples_us,
@@ -569,6 +591,8 @@ struct Shared<'a> {
     staging: &'a mut crate::upload::Staging,
     resident: &'a mut ResidentInputs,
     overlap_checks: bool,
+    /// The seed inputs are drawn from.
+    seed: u64,
 }
 
 /// Checks `point` at the problem's edge sizes and checks and times it at
@@ -608,6 +632,7 @@ fn run_sizes(
         staging,
         resident,
         overlap_checks,
+        seed,
     } = shared;
     let mut runner = SizeRunner {
         ctx,
@@ -627,6 +652,7 @@ fn run_sizes(
         staging,
         resident,
         overlap_checks,
+        seed,
         inputs_s: 0.0,
         checks_s: 0.0,
     };
@@ -770,6 +796,8 @@ struct SizeRunner<'a> {
     resident: &'a mut ResidentInputs,
     /// Whether a timed size's answer is judged while it is timed.
     overlap_checks: bool,
+    /// The seed inputs are drawn from ([`Settings::input_seed`]).
+    seed: u64,
     /// Seconds spent drawing inputs and copying them to the GPU.
     inputs_s: f64,
     /// Seconds spent copying answers back and checking them.
@@ -799,13 +827,13 @@ impl SizeRunner<'_> {
             self.data_dir.as_deref(),
             self.problem,
             &plan.instance,
-            INPUT_SEED,
+            self.seed,
             data,
         );
         let keep = Keep {
             resident: &mut *self.resident,
             digest: &self.digest,
-            data: problem::cache::data_key(self.problem, &plan.instance, INPUT_SEED, data),
+            data: problem::cache::data_key(self.problem, &plan.instance, self.seed, data),
         };
         let mut buffers = Buffers::allocate(
             self.problem,

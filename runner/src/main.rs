@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod serve;
 
 #[derive(Parser)]
 #[command(
@@ -82,6 +83,11 @@ enum Command {
     /// launches once at one size.
     #[command(hide = true)]
     LaunchOnce(cmd::launch_once::Args),
+    /// The Run service: answer a book page's Run button over HTTP (POST
+    /// /run, GET /health), compiling the reader's kernel in the book's
+    /// example and, on a GPU, measuring it quickly (`--compile-only`
+    /// without one).
+    Serve(serve::Args),
 }
 
 /// Errors meant for an author end the run as `error:` lines, the causes
@@ -123,5 +129,6 @@ fn execute(command: Command) -> anyhow::Result<()> {
         Command::Plan(args) => cmd::plan::execute(args),
         Command::LaunchOnce(args) => cmd::launch_once::execute(args),
         Command::Allreduce(args) => cmd::allreduce::execute(args),
+        Command::Serve(args) => serve::execute(args),
     }
 }

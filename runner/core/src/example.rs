@@ -130,6 +130,29 @@ impl Example {
                 ),
             )
         })?;
+        Example::from_text(book_root, kernels_dir, rel_path, &text, anchor, id)
+    }
+
+    /// [`Example::from_file`] with `text` standing for the file's content
+    /// (the Run service's reader's code spliced into the book's file):
+    /// includes resolve from the file's own folder, messages name it.
+    pub fn from_text(
+        book_root: &Path,
+        kernels_dir: &Path,
+        rel_path: &str,
+        text: &str,
+        anchor: Option<&str>,
+        id: Option<&str>,
+    ) -> Result<Self, ExampleError> {
+        let path = kernels_dir.join(rel_path);
+        let shown_path = display_path(book_root, &path);
+        let fail = |line: usize, message: String| ExampleError {
+            origin: Origin {
+                file: shown_path.clone(),
+                line,
+            },
+            message,
+        };
         let text = text.replace("\r\n", "\n");
         let declaration = parse_declaration(&text, &shown_path, 1)?;
         let display =

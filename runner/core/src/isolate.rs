@@ -6,6 +6,7 @@
 
 use crate::child::run_limited;
 use crate::example::Example;
+use crate::launcher::Launcher;
 use crate::method::{DEFAULT_BUDGET_S, POLICY};
 use crate::pool::{self, Measured};
 use crate::record::{GpuFacts, Record, Status};
@@ -60,6 +61,13 @@ pub struct ChildEnv<'a> {
     /// The `CUDA_VISIBLE_DEVICES` of the children, when a session measures
     /// on several GPUs side by side ([`visible_device`]); else inherited.
     pub visible_device: Option<String>,
+    /// How the children are started (directly, or behind a sandbox's
+    /// command prefix: the Run service's).
+    pub launcher: Launcher,
+    /// The seed the children draw timed inputs from instead of the book's
+    /// fixed one (the Run service's, fresh per request); `None` for the
+    /// book, whose inputs and records stay as they are.
+    pub seed: Option<u64>,
 }
 
 impl Default for ChildEnv<'_> {
@@ -69,6 +77,8 @@ impl Default for ChildEnv<'_> {
             processes: crate::diagnostics::processes(None),
             data_dir: None,
             visible_device: None,
+            launcher: Launcher::direct(),
+            seed: None,
         }
     }
 }
@@ -110,7 +120,8 @@ pub fn probe_gpu_count(runner_exe: &Path) -> usize {
 /// `gpu` is the device a [`probe_gpu`] found: a child stopped at its time
 /// limit never reports the GPU it ran on, so its record names this one.
 /// `children` says where the processes share prepared inputs and
-/// references and which GPU they see ([`ChildEnv`]). `quick` measures in the
+/// references, which GPU they see, how they are started and from which
+/// seed they draw ([`ChildEnv`]). `quick` measures in the
 /// first process only, with its usual share of the budget, and marks the
 /// record quick (the author's preview).
 pub fn measure_isolated(
@@ -122,9 +133,15 @@ pub fn measure_isolated(
     children: &ChildEnv<'_>,
     quick: bool,
 ) -> Record {
-    measure_with(example, key, gpu, children.processes, quick, |job| {
-        run_child(runner_exe, job, limit, children)
-    })
+    measure_with(
+        example,
+        key,
+        gpu,
+        children.processes,
+        quick,
+        children.seed,
+        |job| run_child(runner_exe, job, limit, children),
+    )
 }
 
 /// Measures `example` in `processes` processes one after another, each
@@ -136,6 +153,7 @@ pub(crate) fn measure_with(
     gpu: Option<&GpuFacts>,
     processes: usize,
     quick: bool,
+    seed: Option<u64>,
     mut one: impl FnMut(&Job<'_>) -> Result<Measured, ChildFailure>,
 ) -> Record {
     let started = Instant::now();
@@ -148,6 +166,7 @@ pub(crate) fn measure_with(
             key,
             process,
             processes,
+            seed,
         };
         match one(&job) {
             Ok(m) if pool::is_final_failure(m.record.status) => {
@@ -282,7 +301,7 @@ fn run_child(
     // The result travels in a file: the child's stdout is the kernel's
     // device printf output, captured below.
     let result_file = tempfile::NamedTempFile::new().map_err(failed_to_start)?;
-    let mut command = Command::new(runner_exe);
+    let mut command = children.launcher.command(runner_exe);
     command
         .arg("measure")
         .arg("--job")
@@ -351,6 +370,9 @@ pub(crate) struct Job<'a> {
     key: &'a str,
     pub(crate) process: usize,
     processes: usize,
+    /// The seed of the timed inputs, when not the book's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
 }
 
 /// The job as the child parses it.
@@ -364,6 +386,10 @@ pub struct OwnedJob {
     pub process: usize,
     /// How many children measure the example.
     pub processes: usize,
+    /// The seed of the timed inputs; `None`: the book's
+    /// ([`crate::problem::draw::INPUT_SEED`]).
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 /// Asks `cuda-runner device --json` for the GPU's facts; `None` when there
@@ -375,7 +401,16 @@ pub fn probe_gpu(runner_exe: &Path) -> Option<GpuFacts> {
 /// [`probe_gpu`] with the runner shown only `visible_device` (a lane's
 /// GPU, [`visible_device`]) when given.
 pub fn probe_gpu_seeing(runner_exe: &Path, visible_device: Option<&str>) -> Option<GpuFacts> {
-    let mut command = Command::new(runner_exe);
+    probe_gpu_launched(&Launcher::direct(), runner_exe, visible_device)
+}
+
+/// [`probe_gpu_seeing`] with the probe started by `launcher`.
+pub fn probe_gpu_launched(
+    launcher: &Launcher,
+    runner_exe: &Path,
+    visible_device: Option<&str>,
+) -> Option<GpuFacts> {
+    let mut command = launcher.command(runner_exe);
     command.args(["device", "--json"]);
     if let Some(device) = visible_device {
         command.env("CUDA_VISIBLE_DEVICES", device);
@@ -450,6 +485,7 @@ mod tests {
             key: "k",
             process: 0,
             processes: 1,
+            seed: None,
         }
     }
 
@@ -590,6 +626,7 @@ mod tests {
             processes: 1,
             data_dir: None,
             visible_device: Some("GPU-1234".into()),
+            ..ChildEnv::default()
         };
         let m = run_child(&script, &job(&ex), Duration::from_secs(60), &env)
             .unwrap_or_else(|e| panic!("{e:?}"));

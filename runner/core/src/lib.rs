@@ -77,6 +77,7 @@ pub mod include_scan;
 pub mod isolate;
 pub mod key;
 pub mod launch_plan;
+pub mod launcher;
 pub mod lifetime;
 pub mod limits;
 pub mod method;

@@ -72,6 +72,11 @@ pub struct Config {
     pub warm: bool,
 }
 
+/// The share of the method a quick measurement of the Run service
+/// samples with ([`Config::quick_service`]): one process's part when the
+/// method is split between this many.
+pub const QUICK_SHARE: usize = 16;
+
 /// The environment variable that turns warm workers off (`0`/`false`):
 /// each process of each example is then started afresh.
 pub const WARM_VAR: &str = "CUDA_MEASURED_WARM";
@@ -107,6 +112,21 @@ impl Config {
             );
         }
         config
+    }
+
+    /// The Run service's preset, with [`IsolatedBench::quick`] on: one
+    /// process on one GPU (the one `CUDA_VISIBLE_DEVICES` shows first), on
+    /// a warm worker, sampling as one of [`QUICK_SHARE`] processes would
+    /// (a sixteenth of the method's GPU time, samples, time-out and
+    /// budget), where the book pools eight processes' full shares; its
+    /// records are marked quick.
+    pub fn quick_service() -> Self {
+        Config {
+            processes: QUICK_SHARE,
+            gpus: Some(1),
+            visible_devices: None,
+            warm: true,
+        }
     }
 
     /// The settings given the variables' values (`None`: not set).
@@ -154,6 +174,14 @@ pub struct IsolatedBench {
     /// This bench's warm workers, started on first use; a clone (a lane)
     /// starts its own.
     workers: Option<crate::workers::Workers>,
+    /// How its children are started ([`IsolatedBench::launched_by`]).
+    launcher: crate::launcher::Launcher,
+    /// The seed the children draw timed inputs from, when not the book's
+    /// (the Run service sets a fresh one per request).
+    pub seed: Option<u64>,
+    /// Whether the probe makes a folder for the processes to share
+    /// prepared data in (the default); off, each prepares its own.
+    share_data: bool,
 }
 
 impl Clone for IsolatedBench {
@@ -166,6 +194,9 @@ impl Clone for IsolatedBench {
             visible_device: self.visible_device.clone(),
             config: self.config.clone(),
             workers: None,
+            launcher: self.launcher.clone(),
+            seed: self.seed,
+            share_data: self.share_data,
         }
     }
 }
@@ -181,7 +212,25 @@ impl IsolatedBench {
             visible_device: None,
             config,
             workers: None,
+            launcher: crate::launcher::Launcher::direct(),
+            seed: None,
+            share_data: true,
         }
+    }
+
+    /// The bench with its children (probes, measuring processes, warm
+    /// workers) started by `launcher`.
+    pub fn launched_by(mut self, launcher: crate::launcher::Launcher) -> Self {
+        self.launcher = launcher;
+        self
+    }
+
+    /// The bench without a shared data folder: every process prepares its
+    /// inputs itself (a service whose inputs are drawn afresh for every
+    /// request would only fill one).
+    pub fn without_shared_data(mut self) -> Self {
+        self.share_data = false;
+        self
     }
 }
 
@@ -190,8 +239,8 @@ impl Bench for IsolatedBench {
         if self.probed.is_some() {
             return self.probed.clone();
         }
-        self.probed = isolate::probe_gpu(&self.runner);
-        if self.probed.is_some() && self.data.is_none() {
+        self.probed = isolate::probe_gpu_launched(&self.launcher, &self.runner, None);
+        if self.probed.is_some() && self.data.is_none() && self.share_data {
             // Without the folder every process prepares its own data.
             self.data = tempfile::Builder::new()
                 .prefix("cuda-measured-data-")
@@ -208,6 +257,8 @@ impl Bench for IsolatedBench {
                 processes: self.config.processes,
                 data_dir: self.data.as_ref().map(|d| d.path()),
                 visible_device: self.visible_device.clone(),
+                launcher: self.launcher.clone(),
+                seed: self.seed,
             };
             let workers = self
                 .workers
@@ -220,6 +271,7 @@ impl Bench for IsolatedBench {
                 self.probed.as_ref(),
                 self.config.processes,
                 self.quick,
+                self.seed,
             );
         }
         isolate::measure_isolated(
@@ -232,6 +284,8 @@ impl Bench for IsolatedBench {
                 processes: self.config.processes,
                 data_dir: self.data.as_ref().map(|d| d.path()),
                 visible_device: self.visible_device.clone(),
+                launcher: self.launcher.clone(),
+                seed: self.seed,
             },
             self.quick,
         )
@@ -289,7 +343,7 @@ impl Bench for IsolatedBench {
         let Some(probed) = &self.probed else {
             return false;
         };
-        isolate::probe_gpu_seeing(&self.runner, self.visible_device.as_deref())
+        isolate::probe_gpu_launched(&self.launcher, &self.runner, self.visible_device.as_deref())
             .is_some_and(|now| now.name == probed.name && now.uuid == probed.uuid)
     }
 }

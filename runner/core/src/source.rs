@@ -140,18 +140,52 @@ pub fn find_header(source: &str) -> Result<Option<Header>, SourceError> {
 /// The code a page shows: without the header, without anchor marker lines,
 /// restricted to `anchor` when given, with surrounding blank lines trimmed.
 pub fn display_code(source: &str, anchor: Option<&str>, file: &str) -> Result<String, SourceError> {
-    let mut out = Vec::new();
+    let lines: Vec<&str> = source.lines().collect();
+    let shown = shown_lines(source, anchor, file)?;
+    let text = shown
+        .shown
+        .iter()
+        .map(|&i| lines[i])
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(dedent(text.trim_matches('\n')))
+}
+
+/// Which lines of a source a page shows ([`display_code`] joins, trims and
+/// dedents them), and which lines it hides: 0-based indices into
+/// `source.lines()`, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ShownLines {
+    /// The lines shown (before blank lines around them are trimmed).
+    pub shown: Vec<usize>,
+    /// The header's lines, its `/*+++` and `+++*/` included.
+    pub header: Vec<usize>,
+    /// The anchor marker lines (`// ANCHOR: x`, `// ANCHOR_END: x`).
+    pub markers: Vec<usize>,
+}
+
+/// The lines of `source` a page shows for `anchor` (the whole file without
+/// its header and marker lines when `None`); an anchor the file does not
+/// have is an error naming `file`.
+pub fn shown_lines(
+    source: &str,
+    anchor: Option<&str>,
+    file: &str,
+) -> Result<ShownLines, SourceError> {
+    let mut out = ShownLines::default();
     let mut in_header = false;
     let mut inside = anchor.is_none();
     let mut found = anchor.is_none();
-    for line in source.lines() {
+    for (i, line) in source.lines().enumerate() {
         let t = line.trim_start();
         if in_header {
             in_header = !t.starts_with(HEADER_CLOSE);
+            out.header.push(i);
             continue;
         }
         if t.starts_with(HEADER_OPEN) {
             in_header = true;
+            out.header.push(i);
             continue;
         }
         if let Some(name) = anchor_marker(t, "ANCHOR:") {
@@ -159,16 +193,18 @@ pub fn display_code(source: &str, anchor: Option<&str>, file: &str) -> Result<St
                 inside = true;
                 found = true;
             }
+            out.markers.push(i);
             continue;
         }
         if let Some(name) = anchor_marker(t, "ANCHOR_END:") {
             if Some(name) == anchor {
                 inside = false;
             }
+            out.markers.push(i);
             continue;
         }
         if inside {
-            out.push(line);
+            out.shown.push(i);
         }
     }
     if !found {
@@ -177,8 +213,7 @@ pub fn display_code(source: &str, anchor: Option<&str>, file: &str) -> Result<St
             anchor: anchor.unwrap_or_default().to_string(),
         });
     }
-    let text = out.join("\n");
-    Ok(dedent(text.trim_matches('\n')))
+    Ok(out)
 }
 
 /// The name of an anchor marker line (`// ANCHOR: fold` with `tag`

@@ -115,7 +115,7 @@ impl Tail {
 
 impl Worker {
     fn spawn(runner_exe: &Path, env: &ChildEnv<'_>, nonce: &str) -> std::io::Result<Worker> {
-        let mut command = Command::new(runner_exe);
+        let mut command = env.launcher.command(runner_exe);
         command.args(["worker", "--sentinel", nonce]);
         match env.data_dir {
             Some(dir) => command.env(crate::problem::cache::DATA_DIR_VAR, dir),
@@ -329,6 +329,7 @@ pub struct Workers {
     runner_exe: PathBuf,
     data_dir: Option<PathBuf>,
     visible_device: Option<String>,
+    launcher: crate::launcher::Launcher,
     nonce: String,
     slots: Vec<Option<Worker>>,
     started: usize,
@@ -341,6 +342,7 @@ impl Workers {
             runner_exe: runner_exe.to_path_buf(),
             data_dir: env.data_dir.map(Path::to_path_buf),
             visible_device: env.visible_device.clone(),
+            launcher: env.launcher.clone(),
             nonce: nonce(),
             slots: Vec::new(),
             started: 0,
@@ -374,6 +376,7 @@ impl Workers {
             let env = ChildEnv {
                 data_dir: self.data_dir.as_deref(),
                 visible_device: self.visible_device.clone(),
+                launcher: self.launcher.clone(),
                 ..ChildEnv::default()
             };
             let worker = Worker::spawn(&self.runner_exe, &env, &self.nonce).map_err(|error| {
@@ -396,7 +399,8 @@ impl Workers {
 }
 
 /// [`crate::isolate::measure_isolated`] on warm workers: process `k`
-/// of the example is worker `k`, which has measured examples before it.
+/// of the example is worker `k`, which has measured examples before it;
+/// `seed` is the timed inputs' seed when not the book's.
 pub fn measure_warm(
     workers: &mut Workers,
     example: &Example,
@@ -405,8 +409,9 @@ pub fn measure_warm(
     gpu: Option<&GpuFacts>,
     processes: usize,
     quick: bool,
+    seed: Option<u64>,
 ) -> Record {
-    crate::isolate::measure_with(example, key, gpu, processes, quick, |job| {
+    crate::isolate::measure_with(example, key, gpu, processes, quick, seed, |job| {
         workers.run(job.process, job, limit)
     })
 }

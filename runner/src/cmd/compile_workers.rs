@@ -10,22 +10,42 @@
 //! supervisor ([`die_with_this_process`]).
 
 use anyhow::{Context, Result};
-use cuda_runner::compile_job::{CompileVerdict, compile_limit, compile_limit_s};
+use cuda_measured_core::launcher::Launcher;
+use cuda_runner::compile_job::{CompileVerdict, compile_limit};
 use cuda_runner::example::Example;
 use cuda_runner::lifetime::die_with_this_process;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 /// The verdicts on `examples` (the examples of the job file `job`),
 /// compiled for `arch` by worker processes, each within its limit.
 pub fn verdicts(job: &Path, arch: &str, examples: &[Example]) -> Result<Vec<CompileVerdict>> {
     let exe = std::env::current_exe().context("locating cuda-runner itself")?;
+    verdicts_launched(&Launcher::direct(), &exe, job, arch, examples, None)
+}
+
+/// [`verdicts`] with the workers of `exe` started by `launcher` (the Run
+/// service's, which may sandbox them) and each example's limit at most
+/// `cap` when given.
+pub fn verdicts_launched(
+    launcher: &Launcher,
+    exe: &Path,
+    job: &Path,
+    arch: &str,
+    examples: &[Example],
+    cap: Option<Duration>,
+) -> Result<Vec<CompileVerdict>> {
+    let limit_of = |example: &Example| {
+        let own = compile_limit(example);
+        cap.map_or(own, |cap| own.min(cap))
+    };
     let mut verdicts = Vec::with_capacity(examples.len());
     while verdicts.len() < examples.len() {
         let from = verdicts.len();
-        let mut command = Command::new(&exe);
+        let mut command = launcher.command(exe);
         command
             .args([
                 "compile",
@@ -58,7 +78,8 @@ pub fn verdicts(job: &Path, arch: &str, examples: &[Example]) -> Result<Vec<Comp
         // worker's start).
         while verdicts.len() < examples.len() {
             let example = &examples[verdicts.len()];
-            match answers.recv_timeout(compile_limit(example)) {
+            let limit = limit_of(example);
+            match answers.recv_timeout(limit) {
                 Ok(Ok(line)) => {
                     verdicts.push(serde_json::from_str(&line).with_context(|| {
                         format!("reading a compiling process's verdict: {line}")
@@ -67,7 +88,7 @@ pub fn verdicts(job: &Path, arch: &str, examples: &[Example]) -> Result<Vec<Comp
                 Err(RecvTimeoutError::Timeout) => {
                     let _ = worker.kill();
                     verdicts.push(CompileVerdict::TimedOut {
-                        limit_s: compile_limit_s(example),
+                        limit_s: limit.as_secs(),
                     });
                     break;
                 }

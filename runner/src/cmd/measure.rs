@@ -29,7 +29,7 @@ pub fn execute(args: Args) -> Result<()> {
         &job.key,
         job.process,
         job.processes,
-        &settings,
+        &settings.with_seed(job.seed),
     );
     std::fs::write(out, serde_json::to_vec(&measured)?)
         .with_context(|| format!("writing {}", out.display()))

@@ -39,7 +39,7 @@ pub fn execute(args: Args) -> Result<()> {
             &job.key,
             job.process,
             job.processes,
-            &settings,
+            &settings.with_seed(job.seed),
         );
         let keep = keeps_worker(measured.record.status);
         std::fs::write(&out, serde_json::to_vec(&measured)?)

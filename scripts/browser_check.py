@@ -327,8 +327,9 @@ def main():
         failures, summary = with_browser(args.book, lambda b, base: browser_run.timing(
             b, base, args.book, viewport, args.timing, url, args.example, stage))
         print(f"{summary['block']}: {summary['runs']} runs, click to rendered panel median "
-              f"{summary['median_ms']:.0f} ms (min {summary['min_ms']:.0f}, max {summary['max_ms']:.0f}, "
-              f"spread (max-min)/median {summary['spread']:.1%}); service's own total, median "
+              f"{summary['median_ms']:.0f} ms (quartiles {summary['p25_ms']:.0f}-{summary['p75_ms']:.0f} ms, "
+              f"spread (p75-p25)/median {summary['spread']:.1%}; min {summary['min_ms']:.0f}, max "
+              f"{summary['max_ms']:.0f}, first run {summary['first_ms']:.0f} ms); service's own total, median "
               f"{summary['service_median_ms']:.0f} ms; outcomes {', '.join(summary['outcomes'])}")
         if args.json:
             args.json.write_text(json.dumps(summary, indent=2) + "\n")

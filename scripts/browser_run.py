@@ -25,6 +25,8 @@ import re
 import socket
 import statistics
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 # A block's parts, as theme/run.js builds them.
 WRAPPER = "div.cm-run"
 # Ace's editor for a wrapper, and its text.
@@ -93,11 +95,15 @@ def click_run(block):
 
 
 def key_run(page, block, keys):
-    """Presses `keys` in the focused editor and waits until a run they
-    started has ended (a key that starts none times out: a failure)."""
+    """Presses `keys` in the focused editor and waits until the run they
+    started has ended; None when they started none within 5 s."""
     block.locator(".ace_content").click()
     block.evaluate("(w) => { w.dataset.state = 'idle'; }")
     page.keyboard.press(keys)
+    try:
+        page.wait_for_function("(w) => w.dataset.state !== 'idle'", arg=block.element_handle(), timeout=5000)
+    except PlaywrightTimeout:
+        return None
     page.wait_for_function(
         "(w) => ['done', 'error', 'offline'].includes(w.dataset.state)",
         arg=block.element_handle(),
@@ -273,6 +279,10 @@ def service(browser, base, viewport, url=None):
         failures.append(f"{where}: the starter came back {got['outcome'] or got['state']} ({got['status']!r}), not 'compiled; no GPU here'")
     if block.locator(".cm-run-diagnostics li").count():
         failures.append(f"{where}: errors are still listed after a good run")
+    # The stage's gates are listed, none judged without a GPU.
+    gates = block.locator(".cm-run-gates li").all_inner_texts()
+    if not gates or any(not g.startswith("– not judged:") for g in gates):
+        failures.append(f"{where}: the stage's gates are not listed as not judged: {gates}")
 
     # Ctrl-Enter in the editor of an example runs it.
     page.goto(base + "reductions.html", wait_until="networkidle")
@@ -281,7 +291,9 @@ def service(browser, base, viewport, url=None):
     block = first_block(page, stage=False)
     where = f"reductions.html {block.get_attribute('data-example')}"
     got = key_run(page, block, "Control+Enter")
-    if got["outcome"] != "no_gpu":
+    if got is None:
+        failures.append(f"{where}: Ctrl-Enter in the editor started no run")
+    elif got["outcome"] != "no_gpu":
         failures.append(f"{where}: Ctrl-Enter gave {got['outcome'] or got['state']} ({got['status']!r}), not no_gpu")
     context.close()
     return failures
@@ -316,13 +328,19 @@ def timing(browser, base, book, viewport, runs, url, example, stage):
               f"{got['outcome'] or got['state']}, panel {'shown' if got['panel'] else 'none'}")
     context.close()
     times = sorted(r["ms"] for r in results)
+    quartiles = statistics.quantiles(times, n=4) if len(times) > 1 else [times[0]] * 3
     summary = {
         "block": f"{rel} [{attribute}]",
         "runs": runs,
         "median_ms": statistics.median(times),
         "min_ms": times[0],
         "max_ms": times[-1],
-        "spread": (times[-1] - times[0]) / statistics.median(times) if times else None,
+        "p25_ms": quartiles[0],
+        "p75_ms": quartiles[2],
+        # The first run may find the service cold (its compile cache,
+        # its workers); it is in the figures above and also apart here.
+        "first_ms": results[0]["ms"],
+        "spread": (quartiles[2] - quartiles[0]) / statistics.median(times),
         "outcomes": sorted({r["outcome"] or r["state"] for r in results}),
         "service_median_ms": statistics.median(
             [r["service_ms"] for r in results if r["service_ms"] is not None] or [0]

@@ -151,17 +151,21 @@
             editor.session.setAnnotations(notes);
         }
 
-        function gateList(gates) {
+        // The stage's gates; a kernel that did not compile, or compiled
+        // where there is no GPU, was not measured, so none was judged.
+        function gateList(gates, judged) {
             const list = el('ul', { class: 'cm-run-gates' });
             for (const g of gates) {
-                list.append(el('li', { class: g.passed ? 'cm-ok' : 'cm-bad' },
-                    el('span', { class: 'cm-mark', 'aria-hidden': 'true' }, g.passed ? '✓' : '✗'),
-                    ` ${g.passed ? 'passed' : 'failed'}: `, el('strong', {}, g.gate),
+                const word = !judged ? 'not judged' : g.passed ? 'passed' : 'failed';
+                const sign = !judged ? '–' : g.passed ? '✓' : '✗';
+                list.append(el('li', { class: !judged ? 'cm-unjudged' : g.passed ? 'cm-ok' : 'cm-bad' },
+                    el('span', { class: 'cm-mark', 'aria-hidden': 'true' }, sign),
+                    ` ${word}: `, el('strong', {}, g.gate),
                     g.detail ? ` (${g.detail})` : ''));
             }
             const passed = gates.filter((g) => g.passed).length;
-            return [el('p', { class: 'cm-run-label' },
-                `Gates of ${d.stage}: ${passed} of ${gates.length} passed`), list];
+            const summary = judged ? `${passed} of ${gates.length} passed` : 'not judged without a measurement';
+            return [el('p', { class: 'cm-run-label' }, `Gates of ${d.stage}: ${summary}`), list];
         }
 
         // A 200 answer: the outcome's line, the reader's panel beside the
@@ -192,7 +196,8 @@
                 parts.push(box);
             }
             if ((answer.gates || []).length) {
-                parts.push(...gateList(answer.gates));
+                const judged = !['compile_error', 'no_gpu'].includes(outcome);
+                parts.push(...gateList(answer.gates, judged));
             }
             if (parts.length && stored) {
                 parts.push(el('p', { class: 'cm-run-label' }, 'The book\'s stored measurement:'));

@@ -198,18 +198,17 @@ fn rewrite_chapter(
         if entry.exercise.is_some() {
             continue;
         }
-        // The first listing is the one the service splices the reader's
-        // text into; a repeat may show another region of the file.
-        let runnable = Runnable {
-            example: &id,
+        let run_id = entry.run_id();
+        let runnable = run_id.as_deref().map(|example| Runnable {
+            example,
             stage: None,
             links: &settings.run,
-        };
+        });
         let text = render::block(
             target,
             entry.example(),
             first_listing.then_some(&panel),
-            first_listing.then_some(&runnable),
+            runnable.as_ref(),
         );
         edits.push(Edit {
             range: entry.block.range.clone(),

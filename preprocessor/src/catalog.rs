@@ -143,6 +143,26 @@ impl Entry {
         self.resolved.as_ref().ok().map(|r| &r.example)
     }
 
+    /// The id the Run service knows this block's text by
+    /// (`cuda-runner serve`, README "Run in the page"): the example's id at
+    /// its first listing, `ID#ANCHOR` at a later listing of an anchor; none
+    /// for a later listing of the whole file, which the service does not
+    /// tell from the first, or for an example that did not resolve.
+    pub fn run_id(&self) -> Option<String> {
+        let example = self.example()?;
+        match (self.repeat_of, &self.block.spec) {
+            (None, _) => Some(example.id.clone()),
+            (
+                Some(_),
+                Ok(RunSpec::File {
+                    anchor: Some(anchor),
+                    ..
+                }),
+            ) => Some(format!("{}#{anchor}", example.id)),
+            (Some(_), _) => None,
+        }
+    }
+
     /// The id to show: the resolved one, else the one written, else `?`.
     pub fn shown_id(&self) -> String {
         if let Some(example) = self.example() {

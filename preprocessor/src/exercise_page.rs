@@ -135,7 +135,7 @@ pub(crate) fn render(
 /// The code of a stage's kernel and, under its first listing, its panel.
 /// The stage's starter (`stage` given) runs as the stage, judged by its
 /// gates, wherever it is listed; any other kernel runs as its example
-/// where it is first listed.
+/// ([`crate::catalog::Entry::run_id`]).
 fn listing(page: &Page<'_>, index: usize, stage: Option<&str>) -> String {
     let results = page.book.results;
     let entry = &results.catalog().entries[index];
@@ -148,17 +148,21 @@ fn listing(page: &Page<'_>, index: usize, stage: Option<&str>) -> String {
         raw: &raw,
     };
     let first = entry.repeat_of.is_none();
-    let runnable = Runnable {
-        example: &id,
+    let run_id = entry.run_id();
+    let runnable = match stage {
+        Some(_) => Some(id.as_str()),
+        None => run_id.as_deref(),
+    }
+    .map(|example| Runnable {
+        example,
         stage,
         links: page.book.run,
-    };
-    let runs = first || stage.is_some();
+    });
     render::block(
         page.target,
         entry.example(),
         first.then_some(&panel),
-        runs.then_some(&runnable),
+        runnable.as_ref(),
     )
 }
 

@@ -448,6 +448,29 @@ mod tests {
         assert!(catalog.entries.iter().all(|e| e.resolved.is_ok()));
     }
 
+    // The Run service's key of each block: a first listing by its id, a
+    // later listing of an anchor as ID#ANCHOR, a later listing of the
+    // whole file none (the service would splice it as the first).
+    #[test]
+    fn run_ids_of_first_and_later_listings() {
+        let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+        let a = chapter(
+            "a.md",
+            "```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run file=r/tree.cu\n```\n\n```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run file=r/none.cu\n```\n",
+        );
+        let catalog = Catalog::build(&settings, &[a]);
+        let ids: Vec<Option<String>> = catalog.entries.iter().map(Entry::run_id).collect();
+        assert_eq!(
+            ids,
+            [
+                Some("r/tree".to_string()),
+                None,
+                Some("r/tree#body".to_string()),
+                None
+            ]
+        );
+    }
+
     // A plan the target GPU would refuse is a broken example at build
     // time, with the header line; one that declares a launch error is left
     // to fail on the GPU, as declared.

@@ -374,6 +374,32 @@ mod tests {
         );
     }
 
+    // The editor's wrapper names the example, the stage and the service,
+    // escaped, and leaves out what is not set.
+    #[test]
+    fn run_wrapper_attributes() {
+        let links = crate::config::RunLinks {
+            service: Some("http://127.0.0.1:8787".into()),
+            help: Some("https://github.com/o/b#run-in-the-page".into()),
+        };
+        let tag = run_open(&Runnable {
+            example: "r/<tree>&\"x\"",
+            stage: Some("sum/stage1"),
+            links: &links,
+        });
+        assert_eq!(
+            tag,
+            "<div class=\"cm-run\" data-example=\"r/&lt;tree&gt;&amp;&quot;x&quot;\" data-stage=\"sum/stage1\" data-run-service=\"http://127.0.0.1:8787\" data-run-help=\"https://github.com/o/b#run-in-the-page\">"
+        );
+        let none = crate::config::RunLinks::default();
+        let bare = run_open(&Runnable {
+            example: "r/tree",
+            stage: None,
+            links: &none,
+        });
+        assert_eq!(bare, "<div class=\"cm-run\" data-example=\"r/tree\">");
+    }
+
     // The size table carries the formatted figures of each size.
     #[test]
     fn size_rows() {

@@ -65,7 +65,7 @@ CORE_LAYERS = {
     "method": ["method"],
     "store": ["record", "key", "store"],
     "figures": ["figures", "pool"],
-    "engine": ["session", "isolate", "workers", "child", "lifetime", "diagnostics"],
+    "engine": ["session", "isolate", "workers", "child", "lifetime", "launcher", "diagnostics"],
     "reports": [
         "peers",
         "repeatability",

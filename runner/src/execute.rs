@@ -74,14 +74,21 @@ pub struct Settings {
     /// Run service's, fresh per request); `None`: the book's
     /// [`INPUT_SEED`], so the book's inputs never change.
     pub input_seed: Option<u64>,
+    /// Whether the answer of every timed run is checked, not only the
+    /// first run's and the last timed run's (the Run service's jobs, whose
+    /// kernels are a reader's: one that remembers an answer between runs
+    /// must not pass); no hot figure is taken then.
+    pub check_every_run: bool,
 }
 
 impl Settings {
-    /// These settings for a job that draws its inputs from `seed` (`None`:
-    /// the book's seed).
+    /// These settings for a job that draws its inputs from `seed`, the Run
+    /// service's (every timed run then checked); `None`: the book's job,
+    /// as before.
     pub fn with_seed(&self, seed: Option<u64>) -> Settings {
         Settings {
             input_seed: seed,
+            check_every_run: seed.is_some(),
             ..self.clone()
         }
     }
@@ -112,6 +119,7 @@ impl Settings {
                 .map_or(crate::resident::DEFAULT_CAP, |mib| mib << 20),
             overlap_checks: std::env::var(OVERLAP_VAR).map_or(true, |v| v.trim() != "0"),
             input_seed: None,
+            check_every_run: false,
         }
     }
 }
@@ -481,6 +489,7 @@ fn run_into(
                 resident: &mut *resident,
                 overlap_checks: settings.overlap_checks,
                 seed: settings.seed(),
+                check_every_run: settings.check_every_run,
             },
             record,
             samples_us,
@@ -593,6 +602,8 @@ struct Shared<'a> {
     overlap_checks: bool,
     /// The seed inputs are drawn from.
     seed: u64,
+    /// Whether every timed run's answer is checked.
+    check_every_run: bool,
 }
 
 /// Checks `point` at the problem's edge sizes and checks and times it at
@@ -633,6 +644,7 @@ fn run_sizes(
         resident,
         overlap_checks,
         seed,
+        check_every_run,
     } = shared;
     let mut runner = SizeRunner {
         ctx,
@@ -653,6 +665,7 @@ fn run_sizes(
         resident,
         overlap_checks,
         seed,
+        check_every_run,
         inputs_s: 0.0,
         checks_s: 0.0,
     };
@@ -798,6 +811,9 @@ struct SizeRunner<'a> {
     overlap_checks: bool,
     /// The seed inputs are drawn from ([`Settings::input_seed`]).
     seed: u64,
+    /// Whether every timed run's answer is checked
+    /// ([`Settings::check_every_run`]).
+    check_every_run: bool,
     /// Seconds spent drawing inputs and copying them to the GPU.
     inputs_s: f64,
     /// Seconds spent copying answers back and checking them.
@@ -894,7 +910,10 @@ impl SizeRunner<'_> {
         // device buffers.
         let (first, deferred) = match known {
             Ok(verdict) => (Some(verdict), None),
-            Err(key) if timing.is_some() && self.overlap_checks => (None, Some(key)),
+            // Every run checked needs the judge here, not on a thread.
+            Err(key) if timing.is_some() && self.overlap_checks && !self.check_every_run => {
+                (None, Some(key))
+            }
             Err(key) => (
                 Some(
                     buffers
@@ -920,6 +939,15 @@ impl SizeRunner<'_> {
         let lent = deferred.and_then(|key| buffers.judge.take().map(|judge| (key, judge)));
         let (problem, instance) = (self.problem, plan.instance);
         let mut waited_s = 0.0;
+        // With every run checked (the Run service's jobs), the answer of
+        // each run, warm-up included, is judged before the next run's
+        // reset, outside the timed region: by its digest when it equals
+        // an answer judged before (a few microseconds on the GPU), else
+        // copied back and checked. The last run's is checked below.
+        let check_every_run = self.check_every_run;
+        let (digest, staging) = (&self.digest, &mut *self.staging);
+        let mut ran = false;
+        let mut first_wrong: Option<problem::CheckOutcome> = None;
         let (samples, judged) = std::thread::scope(|scope| {
             let judging = lent.map(|(key, mut judge)| {
                 scope.spawn(move || {
@@ -931,6 +959,13 @@ impl SizeRunner<'_> {
                 self.policy,
                 sampling,
                 |s| {
+                    if check_every_run && ran {
+                        let verdict = buffers.check(problem, &plan, data, digest, staging, s)?;
+                        if !verdict.pass && first_wrong.is_none() {
+                            first_wrong = Some(verdict);
+                        }
+                    }
+                    ran = true;
                     buffers.reset(s, false)?;
                     setup(s)
                 },
@@ -981,12 +1016,23 @@ impl SizeRunner<'_> {
         if !after.pass && check.pass {
             check = after;
         }
+        if let Some(wrong) = first_wrong
+            && check.pass
+        {
+            check = wrong;
+        }
         let median_us = samples.median();
         // A run that needs the runner before the next (zeroed scratch,
         // setup launches) has no hot figure: back-to-back repeats of its
         // timed launches alone would not be runs of it.
         let repeatable = setups == 0 && !buffers.needs_reset_between_runs();
-        let hot_median_us = if median_us < HOT_LIMIT_US && repeatable && samples.budget.is_none() {
+        // Back-to-back repeats are not checked one by one: none when every
+        // run must be.
+        let hot_median_us = if median_us < HOT_LIMIT_US
+            && repeatable
+            && samples.budget.is_none()
+            && !self.check_every_run
+        {
             Some(t.timer.hot(work)?)
         } else {
             None

@@ -269,9 +269,8 @@ impl Bench for IsolatedBench {
                 key,
                 limit,
                 self.probed.as_ref(),
-                self.config.processes,
+                &env,
                 self.quick,
-                self.seed,
             );
         }
         isolate::measure_isolated(

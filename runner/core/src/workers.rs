@@ -400,17 +400,18 @@ impl Workers {
 
 /// [`crate::isolate::measure_isolated`] on warm workers: process `k`
 /// of the example is worker `k`, which has measured examples before it;
-/// `seed` is the timed inputs' seed when not the book's.
+/// `children` gives the count of processes and the inputs' seed (the
+/// workers were started with the rest of it).
 pub fn measure_warm(
     workers: &mut Workers,
     example: &Example,
     key: &str,
     limit: Duration,
     gpu: Option<&GpuFacts>,
-    processes: usize,
+    children: &ChildEnv<'_>,
     quick: bool,
-    seed: Option<u64>,
 ) -> Record {
+    let (processes, seed) = (children.processes, children.seed);
     crate::isolate::measure_with(example, key, gpu, processes, quick, seed, |job| {
         workers.run(job.process, job, limit)
     })

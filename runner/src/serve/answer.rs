@@ -140,7 +140,7 @@ pub fn impossible(record: &Record) -> Option<String> {
 /// ceiling for a copy; none for a warm size (its data may sit in L2) or a
 /// size held to another figure.
 fn bandwidth_ceiling(s: &SizeResult, ceilings: &cuda_runner::method::Ceilings) -> Option<f64> {
-    if s.warm || s.bytes == 0 || !(s.median_us > 0.0) {
+    if s.warm || s.bytes == 0 || s.median_us.is_nan() || s.median_us <= 0.0 {
         return None;
     }
     match (s.ceiling.as_deref(), s.figure.as_deref()) {

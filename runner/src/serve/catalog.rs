@@ -94,6 +94,8 @@ pub struct Book {
     pub root: PathBuf,
     /// Its kernels folder.
     pub kernels: PathBuf,
+    /// Its results store.
+    pub results: PathBuf,
     /// Examples by id, each as its first block shows it; an id shown again
     /// under another anchor is also under `ID#ANCHOR`.
     pub examples: BTreeMap<String, Runnable>,
@@ -134,6 +136,7 @@ impl Book {
         let mut book = Book {
             root: disk.root.clone(),
             kernels: settings.kernels.clone(),
+            results: settings.results.clone(),
             examples: BTreeMap::new(),
             stages: BTreeMap::new(),
             catalog: Catalog::default(),

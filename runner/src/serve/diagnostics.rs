@@ -125,7 +125,7 @@ impl Scrub {
             // "/" or "" would replace every slash.
             .filter(|(p, _)| p.len() > 1)
             .collect();
-        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        pairs.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         pairs.dedup();
         Scrub { pairs }
     }

@@ -259,6 +259,16 @@ async fn run(
     shared.queue.took(job_started.elapsed());
     drop(turn);
     drop(ticket);
+    // A worker given back is replaced now, before the next request needs
+    // it (the next job waits for the GPU's lock meanwhile).
+    if shared.service.gpu.is_some() {
+        let service = Arc::clone(&shared.service);
+        tokio::task::spawn_blocking(move || {
+            if let Some(gpu) = &service.gpu {
+                gpu.keep_warm();
+            }
+        });
+    }
     match ran {
         Ok(answer) => {
             eprintln!(

@@ -35,6 +35,8 @@ pub struct Service {
     pub run_limit: Duration,
     /// The GPU and its warm workers; `None` in compile-only mode.
     pub gpu: Option<super::measure::Gpu>,
+    /// The Nsight Compute executable, for stages with profile gates.
+    pub ncu: std::path::PathBuf,
 }
 
 /// What a request asked to run, found.
@@ -61,6 +63,7 @@ impl Service {
         let runnable = self.runnable(target);
         let mut draft = self.compiled(runnable, spliced);
         draft.elapsed.compile = ms(started.elapsed());
+        let mut profile = None;
         if let Some(example) = draft.measure_next.take() {
             match &self.gpu {
                 None => {
@@ -72,6 +75,22 @@ impl Service {
                     let record = gpu.measure(runnable, &example, self.run_limit);
                     draft.elapsed.measure = ms(measuring.elapsed());
                     answer::settle_measured(&mut draft, record, &self.scrub, spliced, &example);
+                    if let Some(stage) = &runnable.stage
+                        && super::gates::needs_profile(stage)
+                        && draft.outcome == Outcome::Measured
+                    {
+                        let profiling = Instant::now();
+                        profile = Some(super::profile::reader_profile(
+                            &self.book,
+                            &self.children,
+                            runnable,
+                            &spliced.text,
+                            super::measure::quick_size(runnable, &example),
+                            &self.ncu,
+                            self.run_limit * 4,
+                        ));
+                        draft.elapsed.measure += ms(profiling.elapsed());
+                    }
                 }
             }
         }
@@ -79,8 +98,8 @@ impl Service {
             draft.gates = super::gates::judge(
                 &self.book,
                 stage,
-                &runnable.example.id,
                 draft.record.as_ref(),
+                profile.as_ref(),
                 self.gpu.is_some(),
             );
         }

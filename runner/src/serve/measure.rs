@@ -4,19 +4,22 @@
 //! one process on warm workers that stay up between requests, a sixteenth
 //! of the method's sampling), children started through the service's
 //! launcher, no shared data folder, one size, and inputs drawn from a seed
-//! taken from the OS for each request. Each timed size's answer is checked
-//! as the book's are: the first run's before timing, the last timed run's
-//! after it (`execute::SizeRunner::run`). A worker whose job faulted,
-//! timed out or failed to launch is given back by `workers`, so the next
-//! request gets a fresh one.
+//! taken from the OS for each request. Every timed run's answer is
+//! checked (`execute`'s `check_every_run`, on for the service's jobs). A
+//! worker whose job faulted, timed out or failed to launch is given back
+//! by `workers`; [`Gpu::keep_warm`] starts its successor between
+//! requests.
 
-use super::catalog::Runnable;
+use super::catalog::{Book, Runnable};
 use super::children::Children;
+use cuda_measured_core::declaration::Expectation;
+use cuda_measured_core::workers::keeps_worker;
 use cuda_runner::dims::Dims;
 use cuda_runner::example::Example;
 use cuda_runner::record::{GpuFacts, Record};
 use cuda_runner::session::{Bench, Config, IsolatedBench};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The largest size a quick measurement runs at when the example has a
@@ -30,22 +33,69 @@ pub struct Gpu {
     pub facts: GpuFacts,
     /// The bench and its warm workers, one job at a time.
     bench: Mutex<IsolatedBench>,
+    /// A book example that passes, measured to start a worker (its
+    /// context, support kernels and ceilings) before a reader needs one.
+    warm_up: Option<Example>,
+    /// Whether the last job's worker was given back (a fault, a time-out,
+    /// a launch error), so a fresh one should be started.
+    worker_lost: AtomicBool,
 }
 
 impl Gpu {
     /// The GPU `children` see, probed through the service's launcher;
     /// `None` when there is none.
-    pub fn probe(children: &Children) -> Option<Gpu> {
+    pub fn probe(children: &Children, book: &Book) -> Option<Gpu> {
         let mut bench =
             IsolatedBench::new(children.runner().to_path_buf(), Config::quick_service())
                 .launched_by(children.launcher().clone())
                 .without_shared_data();
         bench.quick = true;
         let facts = bench.probe()?;
+        // A plain streaming kernel if the book has one (vector addition),
+        // else any example meant to pass.
+        let passing = || {
+            book.examples
+                .values()
+                .map(|r| &r.example)
+                .filter(|e| e.declaration.expect == Expectation::Pass)
+        };
+        let warm_up = passing()
+            .find(|e| e.declaration.problem == "elementwise")
+            .or_else(|| passing().next())
+            .cloned();
         Some(Gpu {
             facts,
             bench: Mutex::new(bench),
+            warm_up,
+            worker_lost: AtomicBool::new(true),
         })
+    }
+
+    /// Starts a fresh worker when there is none (at start, and after a job
+    /// that gave its worker back), by measuring a book example that passes;
+    /// what it measured is dropped. Runs between requests, so the next
+    /// reader's kernel finds a worker with its GPU open.
+    pub fn keep_warm(&self) {
+        if !self.worker_lost.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        let Some(example) = &self.warm_up else {
+            return;
+        };
+        let mut one = example.clone();
+        if let Some(smallest) = one.declaration.sizes.iter().min_by_key(|d| d.n_value()) {
+            one.declaration.sizes = vec![*smallest];
+        }
+        let key = cuda_runner::key::example_key(&one);
+        let mut bench = self.bench.lock().unwrap_or_else(|p| p.into_inner());
+        bench.seed = Some(fresh_seed());
+        let record = bench.measure(&one, &key, Duration::from_secs(120));
+        if !keeps_worker(record.status) {
+            eprintln!(
+                "[cuda-runner serve] warming a worker up on {} failed: {}",
+                one.id, record.message
+            );
+        }
     }
 
     /// The reader's `example` measured quickly at one size within `limit`.
@@ -60,7 +110,11 @@ impl Gpu {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         bench.seed = Some(seed);
-        bench.measure(&one, &key_one, limit)
+        let record = bench.measure(&one, &key_one, limit);
+        if !keeps_worker(record.status) {
+            self.worker_lost.store(true, Ordering::SeqCst);
+        }
+        record
     }
 }
 

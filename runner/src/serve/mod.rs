@@ -5,7 +5,8 @@
 //! exercise stage the book has ([`catalog`]); it is compiled by a compile
 //! worker within a time limit ([`job`]), its messages put at the reader's
 //! lines ([`diagnostics`]), and, on a GPU, measured quickly on warm
-//! workers ([`measure`]) and judged by the stage's gates ([`gates`]); the
+//! workers ([`measure`]) and judged by the stage's gates ([`gates`],
+//! Nsight Compute run on it for profile gates: [`profile`]); the
 //! answer carries the record and the panel the book build renders for it
 //! ([`answer`]). [`limits`] keeps floods out; every child is started by
 //! one launcher ([`children`]), where a sandbox plugs in. [`http`] is the
@@ -21,6 +22,7 @@ pub mod http;
 pub mod job;
 pub mod limits;
 pub mod measure;
+pub mod profile;
 pub mod splice;
 
 use anyhow::{Context, Result, bail};
@@ -68,6 +70,10 @@ pub struct Args {
     /// by a reverse proxy in front) instead of the connecting address.
     #[arg(long)]
     pub trust_proxy: bool,
+    /// The Nsight Compute executable, run for an exercise stage whose
+    /// gates read profile counters (GPU only).
+    #[arg(long, default_value = "ncu")]
+    pub ncu: PathBuf,
 }
 
 /// How the service starts its children: directly. A sandbox (issue 22,
@@ -89,7 +95,7 @@ pub fn execute(args: Args) -> Result<()> {
     let gpu = if args.compile_only {
         None
     } else {
-        match measure::Gpu::probe(&children) {
+        match measure::Gpu::probe(&children, &book) {
             Some(gpu) => Some(gpu),
             None => bail!(
                 "no usable GPU found (`cuda-runner device` sees none); start with `cuda-runner serve --compile-only` to answer compiles without one"
@@ -104,7 +110,17 @@ pub fn execute(args: Args) -> Result<()> {
         compile_limit: Duration::from_secs(args.compile_timeout_s),
         run_limit: Duration::from_secs(args.run_timeout_s),
         gpu,
+        ncu: args.ncu.clone(),
     };
+    if let Some(gpu) = &service.gpu {
+        let started = std::time::Instant::now();
+        gpu.keep_warm();
+        eprintln!(
+            "[cuda-runner serve] a measuring worker is up on {} ({:.1} s)",
+            gpu.facts.name,
+            started.elapsed().as_secs_f64()
+        );
+    }
     let shared = Arc::new(http::Shared {
         service: Arc::new(service),
         queue: limits::Queue::new(args.queue),

@@ -81,9 +81,9 @@ pub fn splice(ours: &str, anchor: Option<&str>, reader: &str) -> Result<Spliced,
         }
     };
     let mut kept_header = Vec::new();
-    for i in start..end {
+    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
         if shown.header.contains(&i) {
-            kept_header.push(lines[i]);
+            kept_header.push(*line);
         } else if !shown.shown.contains(&i) && !shown.markers.contains(&i) {
             return Err(SpliceError::NotOneRegion);
         }

@@ -272,6 +272,12 @@ def service(browser, base, viewport, url=None):
     if block.locator(".ace_editor .cm-run-line-error").count() == 0:
         failures.append(f"{where}: the error's line is not marked in the editor")
 
+    # The answer (message, listed error, the service's panel, the gates)
+    # fits the phone's width, as the page did.
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    if wide > viewport["width"] + 1:
+        failures.append(f"{where}: with the compile error shown the page is {wide} px wide at {viewport['width']} px")
+
     # The good kernel: compiled, and no GPU to measure it on.
     block.get_by_role("button", name="Reset", exact=True).click()
     got = click_run(block)

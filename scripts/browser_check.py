@@ -362,7 +362,8 @@ def main():
         return 1
     print(f"editors: open on an example page and the exercise page in C/C++ mode, edit then Reset restores, "
           f"Escape leaves, a folded solution lays out, dark theme, code shown without JavaScript, "
-          f"Run without a service (none configured, none reachable) keeps the stored panel and says so "
+          f"Run without a service (none configured, none reachable) keeps the stored panel and says so, "
+          f"a waiting run shows compiling and measuring and Cancel ends it "
           f"({time.monotonic() - start:.0f} s)")
     return 0
 

@@ -11,7 +11,8 @@ keys) and read the editor through Ace's own API (the element's env.editor):
   solution's editor is laid out when it opens; the dark theme reaches the
   editor; with JavaScript off the code block still shows; without a
   service, and with one that cannot be reached, Run says "Run needs a
-  runner service" and the stored panel stays as it was.
+  runner service" and the stored panel stays as it was; a run that waits
+  says it is compiling and measuring, and Cancel ends it.
 - service(): against a `cuda-runner serve --compile-only`: a kernel broken
   on a known line comes back as a compile error marked at that line of the
   editor and listed under it; the good kernel comes back "compiled; no GPU
@@ -191,6 +192,36 @@ def degrades(page, block, where):
     return failures
 
 
+def cancels(page, block, where):
+    """Against a service that takes the request and never answers, Run
+    shows that it is compiling and measuring, with a Cancel button, and
+    Cancel ends the wait with the stored panel in place."""
+    failures = []
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections complete, and are never answered
+        point_at(page, f"http://127.0.0.1:{silent.getsockname()[1]}")
+        block.get_by_role("button", name="Run", exact=True).click()
+        cancel = block.get_by_role("button", name="Cancel", exact=True)
+        try:
+            cancel.wait_for(state="visible", timeout=5000)
+        except PlaywrightTimeout:
+            return [f"{where}: no Cancel button while a run waits"]
+        text = block.locator(".cm-run-status").inner_text()
+        if "Compiling and measuring" not in text or block.get_attribute("data-state") != "running":
+            failures.append(f"{where}: a waiting run does not say it is compiling and measuring: {text!r}")
+        if not block.get_by_role("button", name="Run", exact=True).is_disabled():
+            failures.append(f"{where}: Run stays enabled while a run waits")
+        cancel.click()
+        try:
+            block.locator(".cm-run-status", has_text="Cancelled").wait_for(timeout=5000)
+        except PlaywrightTimeout:
+            pass
+        if cancel.is_visible() or block.get_attribute("data-state") != "idle":
+            failures.append(f"{where}: Cancel did not end the wait")
+    return failures
+
+
 def editors(browser, base, viewport):
     """Every editor check without a service; returns the failures."""
     failures = []
@@ -205,6 +236,7 @@ def editors(browser, base, viewport):
             continue
         failures += edit_then_reset(page, block, where)
         failures += degrades(page, block, where)
+        failures += cancels(page, block, where)
 
     # A solution folded in <details> gets its editor laid out on opening.
     page.goto(base + "exercise-reduction.html", wait_until="networkidle")

@@ -252,9 +252,13 @@
                 running.why = 'timeout';
                 controller.abort();
             }, TIMEOUT_MS);
-            const tick = () => say(`Compiling and measuring... ${Math.round((Date.now() - started) / 1000)} s`);
-            tick();
-            running.ticker = setInterval(tick, 1000);
+            // The seconds count is hidden from screen readers, so the live
+            // status is announced once, not every second.
+            const clock = el('span', { class: 'cm-run-clock', 'aria-hidden': 'true' }, '0 s');
+            say(['Compiling and measuring... ', clock]);
+            running.ticker = setInterval(() => {
+                clock.textContent = `${Math.round((Date.now() - started) / 1000)} s`;
+            }, 1000);
             busy(true);
             cancelButton.focus();
             try {

@@ -12,8 +12,24 @@
   whose overflow-x is auto or scroll, such as a table's wrapper or a
   code block).
 
-Usage: browser_check.py BOOK_DIR        check every page of the built book
+Then, on a built book, it checks Run in the page (scripts/browser_run.py):
+the editors open, edit and Reset, degrade without a service.
+
+Usage: browser_check.py BOOK_DIR        check every page and the editors
        browser_check.py --self-test     check that planted pages fail
+       browser_check.py --service-check [--service URL] BOOK_DIR
+                                        Run against a `cuda-runner serve
+                                        --compile-only`: a compile error at
+                                        its line, "compiled; no GPU here",
+                                        Ctrl-Enter (the service the book was
+                                        built with, or URL)
+       browser_check.py --timing N [--service URL] [--stage ID | --example ID]
+                        [--json FILE] BOOK_DIR
+                                        click Run N times on one block
+                                        (default: the starter of stage
+                                        reduction/stage2, at 2^22) and report
+                                        click-to-rendered-panel median and
+                                        spread
 
 Chromium is Debian's (/usr/bin/chromium, or CHROMIUM); Playwright drives it
 over the DevTools protocol.
@@ -27,9 +43,12 @@ import pathlib
 import sys
 import tempfile
 import threading
+import json
 import time
 
 from playwright.sync_api import sync_playwright
+
+import browser_run
 
 WIDTH = 390
 HEIGHT = 844
@@ -59,7 +78,8 @@ INSPECT = r"""
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
     acceptNode(node) {
       const p = node.parentElement;
-      if (!p || p.closest('pre, code, script, style, .katex, noscript, textarea'))
+      // An editor (theme/run.js) shows code, as <pre> does.
+      if (!p || p.closest('pre, code, script, style, .katex, noscript, textarea, .ace_editor'))
         return NodeFilter.FILTER_REJECT;
       return NodeFilter.FILTER_ACCEPT;
     },
@@ -260,15 +280,68 @@ def self_test():
     return 0
 
 
+def with_browser(folder, check):
+    """Runs `check(browser, base_url)` against `folder` served locally."""
+    server = serve(folder)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with sync_playwright() as p:
+            browser = launch(p)
+            try:
+                return check(browser, base)
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+
+
+def failed(what, failures):
+    """Prints the failures of a check; returns its exit status."""
+    if failures:
+        print(f"{what} failed:", *failures, sep="\n  ")
+        print("Fix theme/run.js, the plugin's wrapper (preprocessor/src/render/html.rs) or the service")
+        return 1
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("book", nargs="?", type=pathlib.Path, help="a built book's folder")
     parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--service-check", action="store_true",
+                        help="check Run against a compile-only cuda-runner serve")
+    parser.add_argument("--timing", type=int, metavar="N", help="click Run N times and report the times")
+    parser.add_argument("--service", metavar="URL", help="point the page's blocks at this running service")
+    parser.add_argument("--stage", help="the timed block: a stage's starter (default reduction/stage2)")
+    parser.add_argument("--example", help="the timed block: an example's first listing")
+    parser.add_argument("--json", type=pathlib.Path, metavar="FILE", help="write the timing summary here")
     args = parser.parse_args()
     if args.self_test:
         return self_test()
     if not args.book:
         parser.error("give a built book's folder, or --self-test")
+    viewport = {"width": WIDTH, "height": HEIGHT}
+    url = args.service.rstrip("/") if args.service else None
+    if args.timing:
+        stage = None if args.example else (args.stage or "reduction/stage2")
+        failures, summary = with_browser(args.book, lambda b, base: browser_run.timing(
+            b, base, args.book, viewport, args.timing, url, args.example, stage))
+        print(f"{summary['block']}: {summary['runs']} runs, click to rendered panel median "
+              f"{summary['median_ms']:.0f} ms (quartiles {summary['p25_ms']:.0f}-{summary['p75_ms']:.0f} ms, "
+              f"spread (p75-p25)/median {summary['spread']:.1%}; min {summary['min_ms']:.0f}, max "
+              f"{summary['max_ms']:.0f}, first run {summary['first_ms']:.0f} ms); service's own total, median "
+              f"{summary['service_median_ms']:.0f} ms; outcomes {', '.join(summary['outcomes'])}")
+        if args.json:
+            args.json.write_text(json.dumps(summary, indent=2) + "\n")
+        return failed("the timed runs", failures)
+    if args.service_check:
+        start = time.monotonic()
+        failures = with_browser(args.book, lambda b, base: browser_run.service(b, base, viewport, url))
+        if failed("Run against the compile-only service", failures):
+            return 1
+        print(f"Run against the compile-only service: a compile error at the broken line (annotated, marked, "
+              f"listed), 'compiled; no GPU here' for the starter, Ctrl-Enter runs ({time.monotonic() - start:.0f} s)")
+        return 0
     start = time.monotonic()
     pages = book_pages(args.book)
     findings = check_pages(args.book, pages)
@@ -283,6 +356,15 @@ def main():
     print(f"{len(pages)} pages load cleanly at {WIDTH} px: no console errors or warnings, "
           f"every cuda block highlighted, maths rendered, powers of two as 2ᵏ, nothing wider than the "
           f"viewport outside a scroll box ({seconds:.0f} s)")
+    start = time.monotonic()
+    failures = with_browser(args.book, lambda b, base: browser_run.editors(b, base, viewport))
+    if failed("the editor checks", failures):
+        return 1
+    print(f"editors: open on an example page and the exercise page in C/C++ mode, edit then Reset restores, "
+          f"Escape leaves, a folded solution lays out, dark theme, code shown without JavaScript, "
+          f"Run without a service (none configured, none reachable) keeps the stored panel and says so, "
+          f"a waiting run shows compiling and measuring and Cancel ends it "
+          f"({time.monotonic() - start:.0f} s)")
     return 0
 
 

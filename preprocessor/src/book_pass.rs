@@ -16,7 +16,7 @@ use crate::exercise_page;
 use crate::measure::{self, Bench, IsolatedBench, MeasureError, Settled};
 use crate::outcome::Outcome;
 use crate::page::{BookView, Page, alone_on_line, leading_container};
-use crate::render::{self, Panel, Target};
+use crate::render::{self, Panel, Runnable, Target};
 use crate::report::{Report, Severity};
 use crate::results::Results;
 use crate::scan;
@@ -97,6 +97,7 @@ pub fn run_pass(
         evidence: &evidence,
         anchors: status_page::panel_anchors(&catalog),
         paths: chapters.iter().map(|c| c.source_path.as_path()).collect(),
+        run: &settings.run,
     };
     let mut report = Report::default();
     let chapters = chapters
@@ -197,7 +198,18 @@ fn rewrite_chapter(
         if entry.exercise.is_some() {
             continue;
         }
-        let text = render::block(target, entry.example(), first_listing.then_some(&panel));
+        let run_id = entry.run_id();
+        let runnable = run_id.as_deref().map(|example| Runnable {
+            example,
+            stage: None,
+            links: &settings.run,
+        });
+        let text = render::block(
+            target,
+            entry.example(),
+            first_listing.then_some(&panel),
+            runnable.as_ref(),
+        );
         edits.push(Edit {
             range: entry.block.range.clone(),
             text: splice::fit(&text, &entry.block.continuation, crlf),
@@ -334,10 +346,14 @@ mod tests {
         // crate::maths_guard.)
         assert!(out.ends_with(&format!("{between}<span class=\"cm-unmeasured\" title=\"&#96;r/tree&#96; is not measured yet\">not measured</span>{after}")), "{out}");
         let replaced = &out[before.len()..out.find(between).unwrap()];
+        // The editor's wrapper (theme/run.js) around the code and panel.
         assert!(
-            replaced.starts_with("```cuda\r\n   extern \"C\""),
+            replaced.starts_with(
+                "<div class=\"cm-run\" data-example=\"r/tree\">\r\n\r\n   ```cuda\r\n   extern \"C\""
+            ),
             "{replaced}"
         );
+        assert!(replaced.ends_with("\r\n\r\n   </div>\r\n"), "{replaced:?}");
         assert!(
             replaced.contains("\r\n\r\n   <div class=\"cm-panel cm-missing\""),
             "{replaced}"

@@ -143,6 +143,26 @@ impl Entry {
         self.resolved.as_ref().ok().map(|r| &r.example)
     }
 
+    /// The id the Run service knows this block's text by
+    /// (`cuda-runner serve`, README "Run in the page"): the example's id at
+    /// its first listing, `ID#ANCHOR` at a later listing of an anchor; none
+    /// for a later listing of the whole file, which the service does not
+    /// tell from the first, or for an example that did not resolve.
+    pub fn run_id(&self) -> Option<String> {
+        let example = self.example()?;
+        match (self.repeat_of, &self.block.spec) {
+            (None, _) => Some(example.id.clone()),
+            (
+                Some(_),
+                Ok(RunSpec::File {
+                    anchor: Some(anchor),
+                    ..
+                }),
+            ) => Some(format!("{}#{anchor}", example.id)),
+            (Some(_), _) => None,
+        }
+    }
+
     /// The id to show: the resolved one, else the one written, else `?`.
     pub fn shown_id(&self) -> String {
         if let Some(example) = self.example() {
@@ -426,6 +446,29 @@ mod tests {
         let repeats: Vec<Option<usize>> = catalog.entries.iter().map(|e| e.repeat_of).collect();
         assert_eq!(repeats, [None, Some(0), None]);
         assert!(catalog.entries.iter().all(|e| e.resolved.is_ok()));
+    }
+
+    // The Run service's key of each block: a first listing by its id, a
+    // later listing of an anchor as ID#ANCHOR, a later listing of the
+    // whole file none (the service would splice it as the first).
+    #[test]
+    fn run_ids_of_first_and_later_listings() {
+        let (_dir, settings) = settings_in(&[("kernels/r/tree.cu", KERNEL)]);
+        let a = chapter(
+            "a.md",
+            "```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run file=r/tree.cu\n```\n\n```cuda run file=r/tree.cu anchor=body\n```\n\n```cuda run file=r/none.cu\n```\n",
+        );
+        let catalog = Catalog::build(&settings, &[a]);
+        let ids: Vec<Option<String>> = catalog.entries.iter().map(Entry::run_id).collect();
+        assert_eq!(
+            ids,
+            [
+                Some("r/tree".to_string()),
+                None,
+                Some("r/tree#body".to_string()),
+                None
+            ]
+        );
     }
 
     // A plan the target GPU would refuse is a broken example at build

@@ -13,6 +13,8 @@
 //! on-failure = "continue" # continue | bail, for malformed examples
 //! compile = true         # compile every example with NVRTC in every build
 //!                        # (cached in .cuda-measured/compile/)
+//! run-service = "http://127.0.0.1:8787" # the `cuda-runner serve` the page's
+//!                        # Run button posts to (none: Run says it needs one)
 //! ```
 
 use mdbook_preprocessor::config::Config;
@@ -135,6 +137,9 @@ pub const ENV_COMPILE: &str = "CUDA_MEASURED_COMPILE";
 /// measurements, one process each, kept apart from the results store.
 pub const ENV_QUICK: &str = "CUDA_MEASURED_QUICK";
 
+/// Environment variable overriding `run-service`.
+pub const ENV_RUN_SERVICE: &str = "CUDA_MEASURED_RUN_SERVICE";
+
 /// The folder, under the book root, of the build's compile cache.
 pub const COMPILE_CACHE: &str = ".cuda-measured/compile";
 
@@ -153,6 +158,7 @@ struct Table {
     timeout_s: Option<u64>,
     on_failure: Option<OnFailure>,
     compile: Option<bool>,
+    run_service: Option<String>,
     // Keys mdBook itself reads for every preprocessor: accepted, unused.
     #[serde(rename = "command")]
     _command: Option<IgnoredAny>,
@@ -169,9 +175,19 @@ struct Table {
 /// Why the settings cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// A run-service that is not an http(s) URL.
+    #[error(
+        "{from}: run-service = {value:?} is not an http:// or https:// URL; write the address of a `cuda-runner serve`, such as \"http://127.0.0.1:8787\""
+    )]
+    RunService {
+        /// `book.toml [preprocessor.cuda]` or the environment variable.
+        from: &'static str,
+        /// The value written.
+        value: String,
+    },
     /// The book.toml table does not parse.
     #[error(
-        "book.toml [preprocessor.cuda]: {0}; known keys: mode, strict, runner, kernels, results, timeout-s, on-failure, compile"
+        "book.toml [preprocessor.cuda]: {0}; known keys: mode, strict, runner, kernels, results, timeout-s, on-failure, compile, run-service"
     )]
     Table(String),
     /// An environment variable with a value we cannot use.
@@ -221,7 +237,25 @@ pub struct Settings {
     /// The share of the examples to measure that this machine measures
     /// (`CUDA_MEASURED_SHARD=K/N`, [`crate::shard`]); all when absent.
     pub shard: Option<crate::shard::Shard>,
+    /// The page's Run button: where it posts and where a reader learns to
+    /// start a service.
+    pub run: RunLinks,
 }
+
+/// What the page's editable blocks are told ([`crate::render::Runnable`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunLinks {
+    /// The `cuda-runner serve` address (`run-service`, else
+    /// [`ENV_RUN_SERVICE`]), without a trailing slash; none: Run says it
+    /// needs a runner service.
+    pub service: Option<String>,
+    /// The README's section on running a service, when book.toml names the
+    /// repository (`[output.html] git-repository-url`).
+    pub help: Option<String>,
+}
+
+/// The README's section on Run in the page, as GitHub names its anchor.
+pub const RUN_HELP_ANCHOR: &str = "#run-in-the-page";
 
 impl Settings {
     /// Reads `[preprocessor.cuda]` of a book rooted at `root`, then applies
@@ -263,6 +297,14 @@ impl Settings {
             })?),
             None => None,
         };
+        let run = RunLinks {
+            service: run_service(table.run_service, env(ENV_RUN_SERVICE))?,
+            help: config
+                .get::<String>("output.html.git-repository-url")
+                .ok()
+                .flatten()
+                .map(|url| format!("{}{RUN_HELP_ANCHOR}", url.trim_end_matches('/'))),
+        };
         let under_root =
             |p: Option<PathBuf>, default: &str| root.join(p.unwrap_or_else(|| default.into()));
         Ok(Settings {
@@ -284,6 +326,7 @@ impl Settings {
             quick: quick && strict != Strict::On,
             quick_store: root.join(QUICK_STORE),
             shard,
+            run,
         })
     }
 
@@ -296,6 +339,24 @@ impl Settings {
             .collect::<Vec<_>>()
             .join("/")
     }
+}
+
+/// The run service's address: the environment's (when set and not empty),
+/// else book.toml's; an http(s) URL without its trailing slash.
+fn run_service(table: Option<String>, env: Option<String>) -> Result<Option<String>, ConfigError> {
+    let (from, value) = match env.filter(|v| !v.trim().is_empty()) {
+        Some(value) => (ENV_RUN_SERVICE, value),
+        None => match table {
+            Some(value) => ("book.toml [preprocessor.cuda]", value),
+            None => return Ok(None),
+        },
+    };
+    let url = value.trim().trim_end_matches('/');
+    let scheme_ok = url.starts_with("http://") || url.starts_with("https://");
+    if !scheme_ok || url.contains(char::is_whitespace) || url.contains('"') {
+        return Err(ConfigError::RunService { from, value });
+    }
+    Ok(Some(url.to_string()))
 }
 
 /// An on/off environment variable's value.
@@ -362,6 +423,45 @@ mod tests {
         assert_eq!(s.on_failure, OnFailure::Continue);
         assert!(s.compile);
         assert_eq!(s.compile_cache, Path::new("/book/.cuda-measured/compile"));
+        assert_eq!(s.run, RunLinks::default());
+    }
+
+    // The run service comes from book.toml, the environment wins, a
+    // trailing slash goes, and anything but an http(s) URL is an error
+    // naming where it was written; the help link follows the repository.
+    #[test]
+    fn run_service() {
+        let toml_text = "[preprocessor.cuda]\nrun-service = \"http://127.0.0.1:8787/\"\n";
+        let s = load(toml_text, &[]).unwrap();
+        assert_eq!(s.run.service.as_deref(), Some("http://127.0.0.1:8787"));
+        assert_eq!(s.run.help, None);
+        let s = load(toml_text, &[(ENV_RUN_SERVICE, "https://gpu.example/api")]).unwrap();
+        assert_eq!(s.run.service.as_deref(), Some("https://gpu.example/api"));
+        let s = load(toml_text, &[(ENV_RUN_SERVICE, " ")]).unwrap();
+        assert_eq!(s.run.service.as_deref(), Some("http://127.0.0.1:8787"));
+        let err = load(
+            "[preprocessor.cuda]\nrun-service = \"127.0.0.1:8787\"\n",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("book.toml [preprocessor.cuda]: run-service = \"127.0.0.1:8787\""),
+            "{err}"
+        );
+        let err = load("", &[(ENV_RUN_SERVICE, "ftp://x")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("CUDA_MEASURED_RUN_SERVICE: "), "{err}");
+        let s = load(
+            "[output.html]\ngit-repository-url = \"https://github.com/o/book/\"\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            s.run.help.as_deref(),
+            Some("https://github.com/o/book#run-in-the-page")
+        );
     }
 
     // Every key of the table is read, next to mdBook's own keys.

@@ -12,7 +12,7 @@ use crate::catalog::exercises::{ExerciseSlot, StageKernels};
 use crate::exercise_gates::render as exercise;
 use crate::exercise_gates::{self, Judged, StageTable};
 use crate::page::Page;
-use crate::render::{self, Panel, Target};
+use crate::render::{self, Panel, Runnable, Target};
 use crate::report::{Report, Severity};
 use crate::splice;
 use cuda_measured_core::exercise::{GateKind, Text};
@@ -70,7 +70,7 @@ pub(crate) fn render(
     }
     parts.push(format!("**Lesson.** {}", text(&stage.lesson, report)));
     parts.push(format!("**Starter:** `{}`", file_name(&stage.starter.path)));
-    parts.push(listing(page, kernels.starter));
+    parts.push(listing(page, kernels.starter, Some(&stage.name)));
     for (pitfall, kernel) in stage.pitfalls.iter().zip(&kernels.pitfalls) {
         parts.push(format!(
             "**Pitfall: {}.** {}",
@@ -78,7 +78,7 @@ pub(crate) fn render(
             text(&pitfall.text, report)
         ));
         if let Some(entry) = kernel {
-            parts.push(listing(page, *entry));
+            parts.push(listing(page, *entry, None));
         }
     }
     if !stage.hints.is_empty() {
@@ -99,7 +99,7 @@ pub(crate) fn render(
         html,
         "cm-solution",
         &format!("Solution: {}", file_name(&stage.solution.path)),
-        &listing(page, kernels.solution),
+        &listing(page, kernels.solution, None),
     ));
     parts.push(format!(
         "**Starter and solution, measured** at N = {}",
@@ -133,7 +133,10 @@ pub(crate) fn render(
 }
 
 /// The code of a stage's kernel and, under its first listing, its panel.
-fn listing(page: &Page<'_>, index: usize) -> String {
+/// The stage's starter (`stage` given) runs as the stage, judged by its
+/// gates, wherever it is listed; any other kernel runs as its example
+/// ([`crate::catalog::Entry::run_id`]).
+fn listing(page: &Page<'_>, index: usize, stage: Option<&str>) -> String {
     let results = page.book.results;
     let entry = &results.catalog().entries[index];
     let id = entry.shown_id();
@@ -145,7 +148,22 @@ fn listing(page: &Page<'_>, index: usize) -> String {
         raw: &raw,
     };
     let first = entry.repeat_of.is_none();
-    render::block(page.target, entry.example(), first.then_some(&panel))
+    let run_id = entry.run_id();
+    let runnable = match stage {
+        Some(_) => Some(id.as_str()),
+        None => run_id.as_deref(),
+    }
+    .map(|example| Runnable {
+        example,
+        stage,
+        links: page.book.run,
+    });
+    render::block(
+        page.target,
+        entry.example(),
+        first.then_some(&panel),
+        runnable.as_ref(),
+    )
 }
 
 /// A list item: `marker` before the first line, the rest indented under it.

@@ -26,6 +26,8 @@ pub(crate) struct BookView<'a> {
     pub(crate) anchors: Vec<Option<String>>,
     /// Each chapter's source path, relative to the chapters folder.
     pub(crate) paths: Vec<&'a Path>,
+    /// What the page's editable blocks post to.
+    pub(crate) run: &'a crate::config::RunLinks,
 }
 
 /// The chapter being rewritten, and what it is rewritten for.

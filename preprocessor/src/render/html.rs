@@ -8,12 +8,12 @@
 //! them into `&#10;`, and the only literal newlines are between elements.
 
 use super::reports::Table;
-use super::{Panel, detail_lines, facts, has_ceiling, mark, verdict};
+use super::{Panel, Runnable, detail_lines, facts, has_ceiling, mark, verdict};
 use crate::figures;
 use crate::markup::Flat;
 use crate::outcome::Outcome;
 use cuda_measured_core::record::{Record, Status};
-use maud::{Markup, html};
+use maud::{Markup, Render, html};
 
 /// The results panel of one example.
 pub fn panel(p: &Panel<'_>) -> String {
@@ -25,6 +25,37 @@ pub fn panel(p: &Panel<'_>) -> String {
         Outcome::Broken(message) => broken_panel(p.anchor, message, p.raw),
     };
     markup.into_string()
+}
+
+/// The opening tag of an editable block's wrapper, which theme/run.js
+/// turns into an editor with Run and Reset: the example or stage it runs
+/// and the service it posts to, as data attributes (escaped). The code
+/// block and the stored panel follow as markdown, then [`RUN_CLOSE`].
+pub fn run_open(r: &Runnable<'_>) -> String {
+    let mut tag = format!(
+        "<div class=\"cm-run\" data-example=\"{}\"",
+        attribute(r.example)
+    );
+    let attrs = [
+        ("data-stage", r.stage),
+        ("data-run-service", r.links.service.as_deref()),
+        ("data-run-help", r.links.help.as_deref()),
+    ];
+    for (name, value) in attrs {
+        if let Some(value) = value {
+            tag.push_str(&format!(" {name}=\"{}\"", attribute(value)));
+        }
+    }
+    tag.push('>');
+    tag
+}
+
+/// The closing tag of [`run_open`]'s wrapper.
+pub const RUN_CLOSE: &str = "</div>";
+
+/// Text escaped for a double-quoted attribute, on one line.
+fn attribute(text: &str) -> String {
+    Flat(text).render().into_string()
 }
 
 /// CSS classes of a record's panel.
@@ -341,6 +372,32 @@ mod tests {
             !render(&Outcome::Fresh(record(Status::Pass, Expectation::Pass)))
                 .contains("cm-unstored")
         );
+    }
+
+    // The editor's wrapper names the example, the stage and the service,
+    // escaped, and leaves out what is not set.
+    #[test]
+    fn run_wrapper_attributes() {
+        let links = crate::config::RunLinks {
+            service: Some("http://127.0.0.1:8787".into()),
+            help: Some("https://github.com/o/b#run-in-the-page".into()),
+        };
+        let tag = run_open(&Runnable {
+            example: "r/<tree>&\"x\"",
+            stage: Some("sum/stage1"),
+            links: &links,
+        });
+        assert_eq!(
+            tag,
+            "<div class=\"cm-run\" data-example=\"r/&lt;tree&gt;&amp;&quot;x&quot;\" data-stage=\"sum/stage1\" data-run-service=\"http://127.0.0.1:8787\" data-run-help=\"https://github.com/o/b#run-in-the-page\">"
+        );
+        let none = crate::config::RunLinks::default();
+        let bare = run_open(&Runnable {
+            example: "r/tree",
+            stage: None,
+            links: &none,
+        });
+        assert_eq!(bare, "<div class=\"cm-run\" data-example=\"r/tree\">");
     }
 
     // The size table carries the formatted figures of each size.

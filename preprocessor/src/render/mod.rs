@@ -13,6 +13,7 @@ pub mod html;
 pub mod markdown;
 pub mod reports;
 
+use crate::config::RunLinks;
 use crate::markup::code_fence;
 use crate::outcome::Outcome;
 use cuda_measured_core::example::Example;
@@ -52,26 +53,58 @@ pub struct Panel<'a> {
     pub raw: &'a str,
 }
 
+/// A block the reader may edit and run in the HTML page (theme/run.js):
+/// what the Run button sends the service for it.
+#[derive(Debug, Clone, Copy)]
+pub struct Runnable<'a> {
+    /// The example's id, sent as `example`; unused for a stage's starter.
+    pub example: &'a str,
+    /// The exercise stage whose starter this is (`reduction/stage2`), sent
+    /// as `stage` so the service judges the stage's gates.
+    pub stage: Option<&'a str>,
+    /// Where Run posts, and where a reader learns to start a service.
+    pub links: &'a RunLinks,
+}
+
 /// The text replacing a runnable block: the code to show (when the example
 /// resolved), then, unless the example's panel is under an earlier block,
-/// a blank line, the panel, and a blank line that closes it.
-pub fn block(target: Target, example: Option<&Example>, panel: Option<&Panel<'_>>) -> String {
-    let mut out = String::new();
+/// a blank line, the panel, and a blank line that closes it. In HTML, a
+/// `runnable` block's code and panel sit in the editor's wrapper
+/// ([`html::run_open`]), which keeps the code as the page shows it, so
+/// that without JavaScript the page reads as before.
+pub fn block(
+    target: Target,
+    example: Option<&Example>,
+    panel: Option<&Panel<'_>>,
+    runnable: Option<&Runnable<'_>>,
+) -> String {
+    let mut parts = Vec::new();
+    let wrapped = target == Target::Html && example.is_some();
+    let runnable = runnable.filter(|_| wrapped);
+    if let Some(runnable) = runnable {
+        parts.push(html::run_open(runnable));
+    }
     if let Some(example) = example {
-        out.push_str(&code_fence("cuda", &example.display));
+        parts.push(code_fence("cuda", &example.display));
     }
-    let Some(panel) = panel else {
-        return out;
-    };
-    if !out.is_empty() {
-        out.push_str("\n\n");
+    if let Some(panel) = panel {
+        let panel = match target {
+            Target::Html => html::panel(panel),
+            Target::Markdown => markdown::panel(panel),
+        };
+        parts.push(panel.trim_end().to_string());
     }
-    let panel = match target {
-        Target::Html => html::panel(panel),
-        Target::Markdown => markdown::panel(panel),
-    };
-    out.push_str(panel.trim_end());
-    out.push('\n');
+    if runnable.is_some() {
+        parts.push(html::RUN_CLOSE.to_string());
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    let mut out = parts.join("\n\n");
+    // A bare code fence ends without a newline, as it always has.
+    if panel.is_some() || runnable.is_some() {
+        out.push('\n');
+    }
     out
 }
 

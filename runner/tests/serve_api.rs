@@ -647,3 +647,23 @@ fn without_a_gpu_it_asks_for_compile_only() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("--compile-only"), "{stderr}");
 }
+
+// A kernel NVRTC takes far longer than the compile limit over (65536
+// dependent statements: over 30 s here) is stopped at the limit and
+// answered `timeout` naming it; the next request compiles as before.
+#[test]
+fn a_slow_compile_is_stopped_at_the_limit() {
+    let book = test_book();
+    let server = Server::start(book.path(), &["--compile-timeout-s", "2"]);
+    let slow = "#define A1(s) s s s s\n#define A2(s) A1(A1(s))\n#define A4(s) A2(A2(s))\n#define A8(s) A4(A4(s))\nextern \"C\" __global__ void sum(const float* x, float* out, unsigned int n) {\n    float acc = x[threadIdx.x];\n    A8(acc = acc * x[(unsigned)acc & 1023] + 1.0f;)\n    out[0] = acc;\n}\n";
+    let started = Instant::now();
+    let reply = server.run(&serde_json::json!({"example": "inline_sum", "source": slow}));
+    let answer = reply.json();
+    assert_eq!(answer["outcome"], "timeout", "{}", reply.body);
+    assert_eq!(
+        answer["message"],
+        "compiling took longer than the 2 s compile limit and was stopped"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    server.still_answers();
+}

@@ -230,7 +230,7 @@ fn mistakes_name_line_and_fix() {
                 "kind = \"sass\"\ncount = \"shfl\"\nmin = 5",
             ),
             format!(
-                "{file}:41: `count = \"shfl\"` is not something a SASS gate counts: write `instructions`, `division` or an opcode in capitals (`SHFL`, `LDG.E.128`)"
+                "{file}:41: `count = \"shfl\"` is not something a SASS gate counts: write `instructions`, `division`, `shared` (static shared memory bytes) or an opcode in capitals (`SHFL`, `LDG.E.128`)"
             ),
         ),
         (

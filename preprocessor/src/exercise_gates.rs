@@ -668,6 +668,7 @@ fn sass_count(
     let n = match count {
         SassWhat::Instructions => reading.kernel.instructions,
         SassWhat::Division => reading.kernel.division,
+        SassWhat::SharedBytes => kernel.shared as usize,
         SassWhat::Opcode(op) => reading
             .code
             .iter()

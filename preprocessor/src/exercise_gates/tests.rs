@@ -271,3 +271,60 @@ fn the_markdown_table_reads_as_the_html_one() {
         "{text}"
     );
 }
+
+// A `sass` gate on `shared` reads the static shared memory of each
+// kernel's current listing: the starter's 34816 bytes fail a bound of
+// 34000 that the solution's 33792 pass, whatever the instructions; a
+// listing of earlier code is not judged.
+#[test]
+fn a_shared_memory_gate_reads_the_listing() {
+    let stage2 = "title = \"Two\"\nsize = \"2^28\"\nstarter = \"b.cu\"\nsolution = \"c.cu\"\ngoal = \"g\"\nlesson = \"l\"\n\n[[gate]]\nkind = \"sass\"\ncount = \"shared\"\nmax = 34000\n";
+    let (dir, settings) = settings_in(&[
+        ("kernels/exercise/t/a.cu", KERNEL),
+        ("kernels/exercise/t/b.cu", KERNEL),
+        ("kernels/exercise/t/c.cu", KERNEL),
+        ("kernels/exercise/t/stage1.toml", STAGE1),
+        ("kernels/exercise/t/stage2.toml", stage2),
+    ]);
+    let catalog = catalog_of(&settings, "{{#exercise t/stage2}}\n");
+    let key = |index: usize| {
+        catalog.entries[index]
+            .resolved
+            .as_ref()
+            .unwrap()
+            .key
+            .clone()
+    };
+    let listing = |id: &str, key: &str, shared: u32| {
+        let value = serde_json::json!({
+            "schema": 2, "example": id, "key": key, "arch": "sm_90", "nvrtc": "13.0",
+            "tool": "nvdisasm 13.5.37", "made_at": "2026-12-01T00:00:00Z",
+            "kernels": [{"name": "tree", "registers": 14, "stack": 0, "shared": shared, "local": 0,
+                "instructions": [{"offset": 0, "text": "EXIT", "file": "kernels/exercise/t/b.cu", "line": 1}]}]
+        });
+        let path = dir.path().join(format!("results/sass/{id}.json"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, value.to_string()).unwrap();
+    };
+    listing("exercise/t/b", &key(0), 34816);
+    listing("exercise/t/c", &key(1), 33792);
+    let outcomes = vec![
+        Outcome::Fresh(record(Status::Pass, Expectation::Pass)),
+        Outcome::Fresh(record(Status::Pass, Expectation::Pass)),
+    ];
+    let stored = StoredReports::new(&settings.results, "results");
+    let stage = &catalog.exercises[0].stage.as_ref().unwrap().stage;
+    let results = Results::new(&catalog, &outcomes, &stored);
+    let judged = table(stage, &results);
+    let gate = &judged.gates[1];
+    assert_eq!(
+        gate.needs,
+        "bytes of static shared memory per block ≤ 34000"
+    );
+    assert_eq!(words(gate), ["failed 34816", "passed 33792"]);
+
+    listing("exercise/t/c", "an earlier key", 33792);
+    let stored = StoredReports::new(&settings.results, "results");
+    let results = Results::new(&catalog, &outcomes, &stored);
+    assert_eq!(words(&table(stage, &results).gates[1])[1], "waits");
+}

@@ -237,18 +237,24 @@ pub enum SassWhat {
     Instructions,
     /// Instructions of integer division or modulo sequences.
     Division,
+    /// Bytes of static shared memory per block, as the listing gives them
+    /// (on sm_90 with the 1 KiB the system reserves in a block that uses
+    /// shared memory): not an instruction count, but as much a property
+    /// of the code, so it does not drift either.
+    SharedBytes,
     /// Instructions whose opcode is this one or begins with it and a dot:
     /// `SHFL` counts `SHFL.DOWN`, `LDG.E.128` counts `LDG.E.128.CONSTANT`.
     Opcode(String),
 }
 
 impl SassWhat {
-    /// Reads `instructions`, `division` or an opcode in capitals (`SHFL`,
-    /// `LDG.E.128`).
+    /// Reads `instructions`, `division`, `shared` (static shared memory
+    /// bytes) or an opcode in capitals (`SHFL`, `LDG.E.128`).
     pub fn parse(word: &str) -> Option<Self> {
         Some(match word {
             "instructions" => SassWhat::Instructions,
             "division" => SassWhat::Division,
+            "shared" => SassWhat::SharedBytes,
             opcode
                 if !opcode.is_empty()
                     && opcode.split('.').all(|part| {
@@ -279,6 +285,7 @@ impl SassWhat {
         match self {
             SassWhat::Instructions => "SASS instructions".into(),
             SassWhat::Division => "SASS instructions of integer division or modulo".into(),
+            SassWhat::SharedBytes => "bytes of static shared memory per block".into(),
             SassWhat::Opcode(op) => format!("`{op}` instructions in the SASS"),
         }
     }
@@ -597,7 +604,7 @@ impl GateContext<'_> {
                     self.at(
                         word.span(),
                         format!(
-                            "`count = \"{}\"` is not something a SASS gate counts: write `instructions`, `division` or an opcode in capitals (`SHFL`, `LDG.E.128`)",
+                            "`count = \"{}\"` is not something a SASS gate counts: write `instructions`, `division`, `shared` (static shared memory bytes) or an opcode in capitals (`SHFL`, `LDG.E.128`)",
                             word.get_ref()
                         ),
                     )

@@ -230,7 +230,7 @@ fn mistakes_name_line_and_fix() {
                 "kind = \"sass\"\ncount = \"shfl\"\nmin = 5",
             ),
             format!(
-                "{file}:41: `count = \"shfl\"` is not something a SASS gate counts: write `instructions`, `division` or an opcode in capitals (`SHFL`, `LDG.E.128`)"
+                "{file}:41: `count = \"shfl\"` is not something a SASS gate counts: write `instructions`, `division`, `shared` (static shared memory bytes) or an opcode in capitals (`SHFL`, `LDG.E.128`)"
             ),
         ),
         (
@@ -266,11 +266,16 @@ fn mistakes_name_line_and_fix() {
     }
 }
 
-// A SASS gate reads its count word: the two counts by name, an opcode in
+// A SASS gate reads its count word: the three counts by name, an opcode in
 // capitals with its modifiers, matched on whole modifiers.
 #[test]
 fn sass_counts_read_and_match_opcodes() {
     assert_eq!(SassWhat::parse("division"), Some(SassWhat::Division));
+    assert_eq!(SassWhat::parse("shared"), Some(SassWhat::SharedBytes));
+    assert_eq!(
+        SassWhat::parse("SHARED"),
+        Some(SassWhat::Opcode("SHARED".into()))
+    );
     assert_eq!(
         SassWhat::parse("LDG.E.128"),
         Some(SassWhat::Opcode("LDG.E.128".into()))

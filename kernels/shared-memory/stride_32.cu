@@ -1,0 +1,18 @@
+/*+++
+problem = "elementwise"
+sizes = ["2^20", "2^22"]
+[[launch]]
+kernel = "rotate"
+grid = "ceil_div(n, 256)"
+block = 256
+args = ["x", "y", "n"]
+[elementwise]
+inputs = ["x"]
+output = "y"
+reference = "x"
++++*/
+// ANCHOR: slot
+// Lane k keeps its value at word 32·k of its warp's region: bank (32·k) mod 32.
+#define SLOT(lane) ((lane) * 32)
+// ANCHOR_END: slot
+#include "rotate.cuh"

@@ -743,6 +743,18 @@ pub const METRIC_LABELS: &[(&str, &str, &str)] = &[
     ("dram_write", "DRAM bytes written", " B"),
     ("registers", "registers per thread", ""),
     ("time", "kernel time under the profiler", " ns"),
+    (
+        "ld_sectors_per_request",
+        "global-load sectors per request",
+        "",
+    ),
+    (
+        "st_sectors_per_request",
+        "global-store sectors per request",
+        "",
+    ),
+    ("ld_sectors", "global-load sectors", ""),
+    ("st_sectors", "global-store sectors", ""),
 ];
 
 /// The short name of a counter written as its short or full name.

@@ -183,7 +183,7 @@ fn mistakes_name_line_and_fix() {
         (
             STAGE2.replace("metric = \"sm\"", "metric = \"l2_hits\""),
             format!(
-                "{file}:25: `l2_hits` is not a counter the profiles hold: use time, sm, dram, memory, occupancy, instructions, bank_conflicts, dram_read, dram_write, registers"
+                "{file}:25: `l2_hits` is not a counter the profiles hold: use time, sm, dram, memory, occupancy, instructions, bank_conflicts, dram_read, dram_write, registers, ld_sectors_per_request, st_sectors_per_request, ld_sectors, st_sectors"
             ),
         ),
         (

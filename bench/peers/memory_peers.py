@@ -14,7 +14,7 @@ records count it: rows * cols for the transpose):
                impls `torch_transpose` (x.t().contiguous()), `torch_copy`
                (y.copy_(x) of the same bytes) and `cudamemcpy`
                (cudaMemcpyAsync device to device of the same bytes)
-  elementwise  the copy y = x of N = 2^24 and 2^28 floats (--sizes: log2 N)
+  elementwise  the copy y = x of N = 2^24, 2^26 and 2^28 floats (--sizes: log2 N)
                impls `cudamemcpy` and `torch_copy`
 bytes = 8 n (each element read once and written once), gb_per_s = bytes /
 median. Check: the output equals the input (the transpose: x's transpose)
@@ -34,7 +34,7 @@ from python_peers import emit, kernel_driver_version, median, rel_stdev, version
 PROBLEMS = {
     # problem: (default sizes, impls)
     "transpose": ("4096,8192", ("torch_transpose", "torch_copy", "cudamemcpy")),
-    "elementwise": ("24,28", ("cudamemcpy", "torch_copy")),
+    "elementwise": ("24,26,28", ("cudamemcpy", "torch_copy")),
 }
 MEMCPY_DEVICE_TO_DEVICE = 3  # cudaMemcpyKind
 

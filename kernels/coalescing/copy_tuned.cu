@@ -1,7 +1,8 @@
 /*+++
 problem = "elementwise"
-sizes = ["2^24", "2^28"]
-# VEC float4s per thread (4 * VEC elements), 256 threads per block: a block
+sizes = ["2^24", "2^26", "2^28"]
+# 2^26 is the element count of the 8192 x 8192 transpose, which moves the
+# same bytes. VEC float4s per thread (4 * VEC elements), 256 threads per block: a block
 # copies 256 * VEC consecutive float4s; the n % 4 floats past the last
 # float4 are copied by the first threads of block 0.
 [[launch]]

@@ -90,7 +90,7 @@ fn error_of(text: &str) -> String {
 fn a_complete_stage_reads() {
     let stage = load_stage2(STAGE2).unwrap();
     assert_eq!(stage.file, "kernels/exercise/reduction/stage2.toml");
-    assert_eq!(stage.size, Size(1 << 22));
+    assert_eq!(stage.size, crate::dims::Dims::n(1 << 22));
     assert_eq!(stage.starter.path, "exercise/reduction/s1_done.cu");
     assert_eq!(stage.starter.line, 3);
     assert_eq!(stage.solution.id(), "exercise/reduction/s2_done");

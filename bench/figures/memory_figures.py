@@ -153,9 +153,9 @@ def figure_warp_sectors():
                         svg.rect(x + f * cell / floats + 0.5, y + 3, cell / floats - 1, 12, fill=ORANGE, fill_opacity=0.85)
             elif hit:
                 svg.rect(x + 0.5, y + 3, max(cell / floats, 0.8), 12, fill=ORANGE, fill_opacity=0.85)
+        y += 18
+        svg.text(left, y + 12, f"sectors {first} to {last} of memory", size=10, opacity=0.7)
         y += 24
-        svg.text(left, y + 4, f"sectors {first} to {last} of memory", size=10, opacity=0.7)
-        y += 16
     svg.height = y
     return svg
 

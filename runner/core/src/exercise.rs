@@ -459,7 +459,7 @@ pub fn load(book_root: &Path, kernels_dir: &Path, name: &str) -> Result<Stage, S
         // A plain number or power of two reads as a `Size` does, with its
         // message; anything else (`4096x4096`, `rows = 4096, cols = 64`)
         // as a size of several dimensions.
-        SizeField::Text(t) if !t.contains(['x', '×', '=', ',']) => Written::from(
+        SizeField::Text(t) if !several_dimensions(t) => Written::from(
             t.parse::<Size>()
                 .map_err(|e| at(raw.size.span(), format!("the stage file is not valid: {e}")))?,
         ),
@@ -853,6 +853,17 @@ fn shown(book_root: &Path, path: &Path) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/")
+}
+
+/// Whether a stage's size text is one of several dimensions: values
+/// joined by `x` (`4096x4096`, `2^12x2^12`) or `×`, or dimensions named
+/// (`rows = 4096, cols = 4096`); `2^x` is a mistaken size of one.
+fn several_dimensions(text: &str) -> bool {
+    text.contains(['×', '=', ','])
+        || text
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b'x' && w[2].is_ascii_digit())
 }
 
 /// A stage's `size` as written: a number, or text (`"2^22"`, `"4096x4096"`).

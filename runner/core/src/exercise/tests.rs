@@ -312,3 +312,27 @@ fn counts_per_launch() {
     assert_eq!(PerLaunch::Blocks.of(16384, 256), 16384);
     assert_eq!(metric_label("sm"), ("SM throughput", "%"));
 }
+
+// A stage of a problem of several dimensions writes its size as a header
+// does ("4096x4096"); it reads against the starter's problem, and a size
+// of the wrong number of values is refused with the dimensions meant. A
+// plain number keeps its one dimension.
+#[test]
+fn a_size_of_several_dimensions_reads_against_the_problem() {
+    let transpose = crate::problem::lookup("transpose").unwrap().dims();
+    let mut stage =
+        load_stage2(&STAGE2.replace("size = \"2^22\"", "size = \"4096x2048\"")).unwrap();
+    assert_eq!(stage.size_line, 2);
+    stage.resolve_size(transpose).unwrap();
+    assert_eq!(
+        stage.size,
+        crate::dims::Dims::new(transpose, &[4096, 2048]).unwrap()
+    );
+    assert_eq!(stage.size.words(), "rows x cols 4096x2048");
+    let mut flat = load_stage2(STAGE2).unwrap();
+    let wrong = flat.resolve_size(transpose).unwrap_err().to_string();
+    assert!(wrong.contains("rows x cols"), "{wrong}");
+    let mut named = load_stage2(&STAGE2.replace("size = \"2^22\"", "size = 1024")).unwrap();
+    named.resolve_size(crate::dims::N).unwrap();
+    assert_eq!(named.size, crate::dims::Dims::n(1024));
+}

@@ -11,14 +11,13 @@ use cuda_measured_core::dims::Dims;
 use cuda_measured_core::exercise::{self, Baseline, Count, GateKind, SassWhat, Stage};
 use cuda_measured_core::record::{Record, SizeResult, Status};
 use cuda_measured_core::sass_counts;
-use cuda_measured_core::size::Size;
 use session::Side;
 
 /// Starter and solution, side by side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageTable {
     /// The size every figure is of.
-    pub size: Size,
+    pub size: Dims,
     /// The example ids of starter and solution.
     pub ids: [String; 2],
     /// Measured figures and counts.
@@ -163,7 +162,7 @@ enum CountError {
 
 /// A count row: how many of something each kernel's first stored launch
 /// makes, the solution's against the starter's.
-fn count_row(count: &Count, ids: [&str; 2], size: Size, results: &Results<'_>) -> FigureRow {
+fn count_row(count: &Count, ids: [&str; 2], size: Dims, results: &Results<'_>) -> FigureRow {
     let per = [count.starter, count.solution];
     let of = |i: usize| -> Result<(u64, String), CountError> {
         let (_, s) =
@@ -277,7 +276,7 @@ fn bounds_words(min: Option<f64>, max: Option<f64>, unit: &str) -> String {
 /// What a gate asks, in words.
 pub fn needs(kind: &GateKind, stage: &Stage, results: &Results<'_>) -> String {
     match kind {
-        GateKind::Correct => format!("correct at N = {} and at every edge size", stage.size),
+        GateKind::Correct => format!("correct at {} and at every edge size", stage.size.words()),
         GateKind::Profile { metric, min, max } => {
             let (label, unit) = exercise::metric_label(metric);
             format!("{label} {}", bounds_words(*min, *max, unit))
@@ -342,22 +341,21 @@ fn problem_of(id: &str, results: &Results<'_>) -> Option<String> {
 /// The current figures of `id` at `size`, or why there are none.
 fn timing<'a>(
     id: &str,
-    size: Size,
+    size: Dims,
     results: &Results<'a>,
 ) -> Result<(&'a Record, &'a SizeResult), Unavailable> {
-    results
-        .at(id, Dims::n(size.0))
-        .map_err(|reason| Unavailable {
-            reason: reason.to_string(),
-            waits: results.waits_on(id, Some(Dims::n(size.0))),
-        })
+    results.at(id, size).map_err(|reason| Unavailable {
+        reason: reason.to_string(),
+        waits: results.waits_on(id, Some(size)),
+    })
 }
 
 /// Where a figure of `id` comes from.
-fn source(id: &str, size: Size, record: &Record) -> String {
+fn source(id: &str, size: Dims, record: &Record) -> String {
     let gpu = record.gpu.as_ref().map_or("no GPU", |g| g.name.as_str());
     format!(
-        "{id} at N = {size} on {gpu}, measured {}",
+        "{id} at {} on {gpu}, measured {}",
+        size.words(),
         figures::date(&record.measured_at)
     )
 }
@@ -366,14 +364,16 @@ fn source(id: &str, size: Size, record: &Record) -> String {
 fn counter(
     id: &str,
     short: &str,
-    size: Size,
+    size: Dims,
     results: &Results<'_>,
 ) -> Result<(f64, String, String), Unavailable> {
     let metric = cuda_measured_core::profile::metric_named(short).unwrap_or_default();
-    let (profile, found) = crate::artifacts::profile::values(id, &metric, Dims::n(size.0), results)
-        .map_err(|reason| Unavailable {
-            reason: reason.to_string(),
-            waits: crate::artifacts::profile::awaits(id, &metric, Dims::n(size.0), results),
+    let (profile, found) =
+        crate::artifacts::profile::values(id, &metric, size, results).map_err(|reason| {
+            Unavailable {
+                reason: reason.to_string(),
+                waits: crate::artifacts::profile::awaits(id, &metric, size, results),
+            }
         })?;
     match found.as_slice() {
         [(_, m)] => Ok((
@@ -455,7 +455,10 @@ fn judged(
             verdict(
                 within(ratio, *min, *max),
                 figures::ratio(ratio),
-                format!("{shown} against {base_shown} of {other} (Nsight Compute, N = {size})"),
+                format!(
+                    "{shown} against {base_shown} of {other} (Nsight Compute, {})",
+                    size.words()
+                ),
             )
         }
         GateKind::Speedup { over, min } => {
@@ -497,7 +500,8 @@ fn judged(
             let (record, own) = timing(id, size, results)?;
             let pct = own.pct_ceiling.ok_or_else(|| Unavailable {
                 reason: format!(
-                    "`{id}` has no % of the read ceiling at N = {size}: measure it again"
+                    "`{id}` has no % of the read ceiling at {}: measure it again",
+                    size.words()
                 ),
                 waits: false,
             })?;
@@ -545,7 +549,7 @@ struct PeerChain {
 fn peer_chain(
     peer: &str,
     id: &str,
-    size: Size,
+    size: Dims,
     results: &Results<'_>,
 ) -> Result<PeerChain, Unavailable> {
     let refuse = |reason: String| Unavailable {
@@ -576,7 +580,7 @@ fn peer_chain(
             waits: true,
         });
     }
-    let row = report.rows.iter().find(|row| row.n == size);
+    let row = report.rows.iter().find(|row| row.n.0 == size.n_value());
     let theirs = row.and_then(|row| row.peers.get(peer)).ok_or_else(|| {
         let keys: Vec<&str> = report
             .rows
@@ -584,13 +588,15 @@ fn peer_chain(
             .map(|row| row.peers.keys().map(String::as_str).collect())
             .unwrap_or_default();
         refuse(format!(
-            "{file} has no `{peer}` at N = {size} (its peers: {})",
+            "{file} has no `{peer}` at {} (its peers: {})",
+            size.words(),
             keys.join(", ")
         ))
     })?;
     let ours = row.and_then(|row| row.ours.as_ref()).ok_or_else(|| {
         refuse(format!(
-            "{file} has no time of the book's kernel at N = {size}"
+            "{file} has no time of the book's kernel at {}",
+            size.words()
         ))
     })?;
     let ours_id = row
@@ -690,14 +696,13 @@ fn sass_count(
 
 /// A stored compute-sanitizer report of the current code of `id` at
 /// `size` that found something: the check and what it counted.
-fn sanitizer_finding(id: &str, size: Size, results: &Results<'_>) -> Option<(String, String)> {
+fn sanitizer_finding(id: &str, size: Dims, results: &Results<'_>) -> Option<(String, String)> {
     let (_, key) = results.example(id)?;
     cuda_measured_core::sanitizer::CHECKS
         .iter()
         .find_map(|check| {
             let report =
-                crate::artifacts::sanitizer::read(results.stored(), id, check, Dims::n(size.0))
-                    .ok()?;
+                crate::artifacts::sanitizer::read(results.stored(), id, check, size).ok()?;
             (report.key == key && report.errors + report.warnings > 0).then(|| {
                 (
                     format!(
@@ -705,8 +710,9 @@ fn sanitizer_finding(id: &str, size: Size, results: &Results<'_>) -> Option<(Str
                         report.errors, report.warnings
                     ),
                     format!(
-                        "{}: compute-sanitizer {check} of `{id}` at N = {size}, {}",
+                        "{}: compute-sanitizer {check} of `{id}` at {}, {}",
                         report.summary.clone().unwrap_or_default(),
+                        size.words(),
                         figures::date(&report.made_at)
                     ),
                 )

@@ -56,8 +56,8 @@ pub(crate) fn render(
         .map(|g| format!("- {}", g.needs))
         .collect();
     parts.push(format!(
-        "**Gates.** The solution must pass every one, at N = {}:\n\n{}",
-        stage.size,
+        "**Gates.** The solution must pass every one, at {}:\n\n{}",
+        stage.size.words(),
         gates.join("\n")
     ));
     if !stage.learn.is_empty() {
@@ -102,8 +102,8 @@ pub(crate) fn render(
         &listing(page, kernels.solution, None),
     ));
     parts.push(format!(
-        "**Starter and solution, measured** at N = {}",
-        stage.size
+        "**Starter and solution, measured** at {}",
+        stage.size.words()
     ));
     let has_counters = stage.gates.iter().any(|g| {
         matches!(

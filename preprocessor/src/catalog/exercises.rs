@@ -71,7 +71,7 @@ pub fn register(
             },
             at @ StageError::At { .. } => super::ResolveError::Stage(at),
         });
-        let stage = stage.map(|stage| {
+        let stage = stage.and_then(|mut stage| {
             let mut add = |kernel: &KernelRef| {
                 let block = RunBlock {
                     range: found.range.clone(),
@@ -99,12 +99,32 @@ pub fn register(
                 .iter()
                 .map(|p| p.kernel.as_ref().map(&mut add))
                 .collect();
-            StageKernels {
+            // A size of several dimensions (`"4096x4096"`) reads against
+            // the starter's problem; one of a problem outside the registry
+            // (`elementwise`, declared in the header) has one dimension.
+            let dims = catalog.entries[starter]
+                .resolved
+                .as_ref()
+                .ok()
+                .and_then(|r| cuda_measured_core::problem::lookup(&r.example.declaration.problem))
+                .map(|p| p.dims());
+            if let Some(dims) = dims {
+                stage.resolve_size(dims).map_err(|e| {
+                    super::ResolveError::Stage(StageError::At {
+                        file: stage.file.clone(),
+                        line: stage.size_line,
+                        message: format!(
+                            "the stage's size does not fit its starter's problem: {e}"
+                        ),
+                    })
+                })?;
+            }
+            Ok(StageKernels {
                 stage,
                 starter,
                 solution,
                 pitfalls,
-            }
+            })
         });
         catalog.exercises.push(ExerciseSlot {
             chapter: chapter_index,

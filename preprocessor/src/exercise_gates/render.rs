@@ -47,7 +47,7 @@ pub fn html_table(t: &StageTable, caption: &str) -> String {
                 table.cm-sizes.cm-exercise-table {
                     thead {
                         tr {
-                            th { "N = " (t.size) }
+                            th { (t.size.words()) }
                             th title=(t.ids[0]) { "starter " code { (short(&t.ids[0])) } }
                             th title=(t.ids[1]) { "solution " code { (short(&t.ids[1])) } }
                         }
@@ -83,8 +83,8 @@ pub fn html_table(t: &StageTable, caption: &str) -> String {
 pub fn markdown_table(t: &StageTable, caption: &str) -> String {
     let cell = |text: &str| text.replace('|', "\\|").replace('\n', " ");
     let mut out = format!(
-        "| N = {} | starter `{}` | solution `{}` |\n| --- | --- | --- |\n",
-        t.size,
+        "| {} | starter `{}` | solution `{}` |\n| --- | --- | --- |\n",
+        t.size.words(),
         short(&t.ids[0]),
         short(&t.ids[1])
     );

@@ -10,6 +10,7 @@
 //! §7); the preprocessor registers its kernels as examples and judges the
 //! gates against the store.
 
+use crate::dims::{Dim, Dims, DimsError, Written};
 use crate::size::Size;
 use crate::suggest;
 use serde::Deserialize;
@@ -28,8 +29,15 @@ pub struct Stage {
     pub file: String,
     /// The heading the page shows.
     pub title: String,
-    /// The size the table and every gate read.
-    pub size: Size,
+    /// The size the table and every gate read. A size of one value is
+    /// read when the file is; one of several dimensions (`"4096x4096"`) is
+    /// read against the starter's problem by [`Stage::resolve_size`], and
+    /// until then holds the product of its values as one dimension.
+    pub size: Dims,
+    /// The size as the stage file writes it.
+    pub size_written: Written,
+    /// The line of `size` in the stage file, for messages.
+    pub size_line: usize,
     /// What to change, in markdown.
     pub goal: Text,
     /// What the reader will learn, one markdown item each.
@@ -67,6 +75,15 @@ pub struct KernelRef {
     pub path: String,
     /// 1-based line of the stage file that names it.
     pub line: usize,
+}
+
+impl Stage {
+    /// Reads the stage's size as a size of `dims`, the dimensions of its
+    /// starter's problem: `"4096x4096"` of a transpose's `rows`, `cols`.
+    pub fn resolve_size(&mut self, dims: &'static [Dim]) -> Result<(), DimsError> {
+        self.size = self.size_written.resolve(dims)?;
+        Ok(())
+    }
 }
 
 impl KernelRef {
@@ -444,11 +461,38 @@ pub fn load(book_root: &Path, kernels_dir: &Path, name: &str) -> Result<Stage, S
             gates.push(gate);
         }
     }
+    let size_written = match raw.size.get_ref() {
+        SizeField::Number(n) => Written::from(Size(*n)),
+        // A plain number or power of two reads as a `Size` does, with its
+        // message; anything else (`4096x4096`, `rows = 4096, cols = 64`)
+        // as a size of several dimensions.
+        SizeField::Text(t) if !several_dimensions(t) => Written::from(
+            t.parse::<Size>()
+                .map_err(|e| at(raw.size.span(), format!("the stage file is not valid: {e}")))?,
+        ),
+        SizeField::Text(t) => Written::parse(t).map_err(|e| {
+            at(
+                raw.size.span(),
+                format!("the stage file is not valid: `{t}` is not a size: {e}"),
+            )
+        })?,
+    };
+    let size = match &size_written {
+        Written::Positional(values, _) => Dims::n(values.iter().product()),
+        Written::Named(groups) => Dims::n(
+            groups
+                .iter()
+                .map(|(names, v, _)| v.pow(names.len() as u32))
+                .product(),
+        ),
+    };
     Ok(Stage {
         name: name.to_string(),
         file,
         title: raw.title,
-        size: *raw.size.get_ref(),
+        size,
+        size_written,
+        size_line: line_of(&text, raw.size.span().start),
         goal: text_of(&raw.goal),
         learn: raw.learn.iter().map(text_of).collect(),
         lesson: text_of(&raw.lesson),
@@ -750,6 +794,18 @@ pub const METRIC_LABELS: &[(&str, &str, &str)] = &[
     ("dram_write", "DRAM bytes written", " B"),
     ("registers", "registers per thread", ""),
     ("time", "kernel time under the profiler", " ns"),
+    (
+        "ld_sectors_per_request",
+        "global-load sectors per request",
+        "",
+    ),
+    (
+        "st_sectors_per_request",
+        "global-store sectors per request",
+        "",
+    ),
+    ("ld_sectors", "global-load sectors", ""),
+    ("st_sectors", "global-store sectors", ""),
 ];
 
 /// The short name of a counter written as its short or full name.
@@ -806,12 +862,31 @@ fn shown(book_root: &Path, path: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// Whether a stage's size text is one of several dimensions: values
+/// joined by `x` (`4096x4096`, `2^12x2^12`) or `×`, or dimensions named
+/// (`rows = 4096, cols = 4096`); `2^x` is a mistaken size of one.
+fn several_dimensions(text: &str) -> bool {
+    text.contains(['×', '=', ','])
+        || text
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b'x' && w[2].is_ascii_digit())
+}
+
+/// A stage's `size` as written: a number, or text (`"2^22"`, `"4096x4096"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum SizeField {
+    Number(u64),
+    Text(String),
+}
+
 /// A stage file as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawStage {
     title: String,
-    size: Spanned<Size>,
+    size: Spanned<SizeField>,
     starter: Spanned<String>,
     solution: Spanned<String>,
     goal: Spanned<String>,

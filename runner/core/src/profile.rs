@@ -39,6 +39,27 @@ pub const METRICS: &[(&str, &str)] = &[
     ("dram_read", "dram__bytes_read.sum"),
     ("dram_write", "dram__bytes_write.sum"),
     ("registers", "launch__registers_per_thread"),
+    // Global memory traffic through L1 (added for the coalescing and
+    // transpose chapters): 32-byte sectors a warp's loads and stores touch,
+    // and their average per request (one request per warp-wide memory
+    // instruction). Profiles stored before these were added lack them, and
+    // a directive reading one waits for the example to be profiled again.
+    (
+        "ld_sectors_per_request",
+        "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+    ),
+    (
+        "st_sectors_per_request",
+        "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
+    ),
+    (
+        "ld_sectors",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    ),
+    (
+        "st_sectors",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    ),
 ];
 
 /// The directive word (`{{#profile ID stalls SIZE}}`) for a kernel's
@@ -437,6 +458,11 @@ mod tests {
         assert_eq!(
             metric_named("smsp__inst_executed.sum").as_deref(),
             Some("smsp__inst_executed.sum")
+        );
+        assert_eq!(
+            metric_named("ld_sectors_per_request").as_deref(),
+            Some("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"),
+            "the coalescing chapter's counter"
         );
         assert_eq!(metric_named("bandwidth"), None);
         assert_eq!(

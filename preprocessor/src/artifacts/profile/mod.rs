@@ -36,7 +36,7 @@ pub fn parse_metric(word: &str) -> Result<String, ArgsError> {
 pub fn usage() -> String {
     crate::directive_syntax::usage(
         "profile ID METRIC SIZE",
-        "METRIC is dram, sm, memory, occupancy, instructions, bank_conflicts, registers, time, stalls (the leading warp stall reasons), stall_<reason>, issue_interval or a full Nsight Compute metric name, e.g. {{#profile reductions/stride dram 2^28}}",
+        "METRIC is dram, sm, memory, occupancy, instructions, bank_conflicts, registers, time, ld_sectors, st_sectors, ld_sectors_per_request, st_sectors_per_request, stalls (the leading warp stall reasons), stall_<reason>, issue_interval or a full Nsight Compute metric name, e.g. {{#profile reductions/stride dram 2^28}}",
     )
 }
 

@@ -90,7 +90,7 @@ fn error_of(text: &str) -> String {
 fn a_complete_stage_reads() {
     let stage = load_stage2(STAGE2).unwrap();
     assert_eq!(stage.file, "kernels/exercise/reduction/stage2.toml");
-    assert_eq!(stage.size, Size(1 << 22));
+    assert_eq!(stage.size, crate::dims::Dims::n(1 << 22));
     assert_eq!(stage.starter.path, "exercise/reduction/s1_done.cu");
     assert_eq!(stage.starter.line, 3);
     assert_eq!(stage.solution.id(), "exercise/reduction/s2_done");
@@ -183,7 +183,7 @@ fn mistakes_name_line_and_fix() {
         (
             STAGE2.replace("metric = \"sm\"", "metric = \"l2_hits\""),
             format!(
-                "{file}:25: `l2_hits` is not a counter the profiles hold: use time, sm, dram, memory, occupancy, instructions, bank_conflicts, dram_read, dram_write, registers"
+                "{file}:25: `l2_hits` is not a counter the profiles hold: use time, sm, dram, memory, occupancy, instructions, bank_conflicts, dram_read, dram_write, registers, ld_sectors_per_request, st_sectors_per_request, ld_sectors, st_sectors"
             ),
         ),
         (
@@ -316,4 +316,28 @@ fn counts_per_launch() {
     assert_eq!(PerLaunch::Warps.of(2, 48), 4);
     assert_eq!(PerLaunch::Blocks.of(16384, 256), 16384);
     assert_eq!(metric_label("sm"), ("SM throughput", "%"));
+}
+
+// A stage of a problem of several dimensions writes its size as a header
+// does ("4096x4096"); it reads against the starter's problem, and a size
+// of the wrong number of values is refused with the dimensions meant. A
+// plain number keeps its one dimension.
+#[test]
+fn a_size_of_several_dimensions_reads_against_the_problem() {
+    let transpose = crate::problem::lookup("transpose").unwrap().dims();
+    let mut stage =
+        load_stage2(&STAGE2.replace("size = \"2^22\"", "size = \"4096x2048\"")).unwrap();
+    assert_eq!(stage.size_line, 2);
+    stage.resolve_size(transpose).unwrap();
+    assert_eq!(
+        stage.size,
+        crate::dims::Dims::new(transpose, &[4096, 2048]).unwrap()
+    );
+    assert_eq!(stage.size.words(), "rows x cols 4096x2048");
+    let mut flat = load_stage2(STAGE2).unwrap();
+    let wrong = flat.resolve_size(transpose).unwrap_err().to_string();
+    assert!(wrong.contains("rows x cols"), "{wrong}");
+    let mut named = load_stage2(&STAGE2.replace("size = \"2^22\"", "size = 1024")).unwrap();
+    named.resolve_size(crate::dims::N).unwrap();
+    assert_eq!(named.size, crate::dims::Dims::n(1024));
 }

@@ -1,0 +1,36 @@
+/*+++
+problem = "transpose"
+sizes = ["4096x4096", "8192x8192"]
+# One block per 32 x 32 tile of x; 1024 threads, one element each, staged
+# through a 32 x 32 tile in shared memory.
+[[launch]]
+kernel = "transpose_tile"
+grid = "ceil_div(cols, 32) * ceil_div(rows, 32)"
+block = 1024
+args = ["x", "y", "rows", "cols"]
++++*/
+
+#define TILE 32
+
+// ANCHOR: kernel
+// The tile column an element of tile row r and column c is stored in.
+#define SLOT(r, c) (c)
+// Element (r, c) of the tile is tile[r][c]: column c of the tile is 32
+// floats 32 apart, all in shared-memory bank c.
+extern "C" __global__ void transpose_tile(const float* __restrict__ x, float* __restrict__ y,
+                                          unsigned int rows, unsigned int cols) {
+    __shared__ float tile[TILE][TILE];
+    const unsigned int tiles_across = (cols + TILE - 1) / TILE;
+    const unsigned int c0 = (blockIdx.x % tiles_across) * TILE;
+    const unsigned int r0 = (blockIdx.x / tiles_across) * TILE;
+    const unsigned int tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
+    // Read: lanes differ in tx, so a warp reads 32 neighbouring floats of
+    // row r0 + ty of x and stores them in row ty of the tile.
+    if (r0 + ty < rows && c0 + tx < cols) tile[ty][SLOT(ty, tx)] = x[(size_t)(r0 + ty) * cols + c0 + tx];
+    __syncthreads();
+    // Write: row c0 + ty of y is column c0 + ty of x, element r0 + tx of it
+    // is tile[tx][ty]; a warp reads a column of the tile and writes 32
+    // neighbouring floats of y.
+    if (c0 + ty < cols && r0 + tx < rows) y[(size_t)(c0 + ty) * rows + r0 + tx] = tile[tx][SLOT(tx, ty)];
+}
+// ANCHOR_END: kernel

@@ -587,7 +587,7 @@ mod tests {
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, elementwise, transfer"
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, fma_f32, elementwise, transfer"
         );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,

@@ -384,7 +384,7 @@ fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, Looku
         Field::Spread => figures::spread(s.rel_spread),
         Field::Samples => s.samples.to_string(),
         Field::SmClock => {
-            if !(s.sm_clock_mhz > 0.0) {
+            if s.sm_clock_mhz.is_nan() || s.sm_clock_mhz <= 0.0 {
                 return Err(lacks("SM clock (NVML could not read it)"));
             }
             format!("{:.0} MHz", s.sm_clock_mhz)

@@ -57,6 +57,10 @@ pub struct Context<'a> {
     pub ceilings: &'a Ceilings,
 }
 
+/// A copy as the timer queues it on a stream: the driver's, or the
+/// support copy kernel's for mapped memory.
+type QueuedCopy = dyn FnMut(&Arc<CudaStream>) -> Result<(), DriverError>;
+
 /// The host end of a copy.
 enum HostEnd {
     Pinned(PinnedHostSlice<u8>),
@@ -171,7 +175,7 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
     }
     poison_destination(c.spec.direction, &dev, &mut host, &stream)?;
     stream.synchronize()?;
-    let mut copy: Box<dyn FnMut(&Arc<CudaStream>) -> Result<(), DriverError>> = match c.spec.host {
+    let mut copy: Box<QueuedCopy> = match c.spec.host {
         HostMemory::Mapped => {
             let mapped = host.device_ptr()?;
             let (src, dst) = match c.spec.direction {

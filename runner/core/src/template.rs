@@ -510,6 +510,22 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
             grid: None,
             sizes: None,
         }),
+        "fma_f32" => Some(Body {
+            comment: "// A starting point, correct at every size: one thread per element, one
+// chain of `steps` dependent multiply-adds (one chain a thread leaves the
+// FMA units waiting; The machine, measured gives each thread several).
+"
+            .into(),
+            code: "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (unsigned int s = 0; s < steps; ++s) v = fmaf(v, a, b);
+    y[i] = v;
+"
+            .into(),
+            grid: None,
+            sizes: None,
+        }),
         _ => None,
     }
 }

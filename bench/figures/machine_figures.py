@@ -73,7 +73,7 @@ def index_figure():
 
     box, gap, left, top = 26.0, 10.0, 20.0, 64.0
     width = left * 2 + grid * DRAWN_BLOCK * box + (grid - 1) * gap
-    height = top + 3 * box + 150
+    height = top + 3 * box + 120
     svg = Svg(
         "machine-index",
         width,

@@ -181,7 +181,7 @@ fn draw_bandwidth(
 
 /// The pinned host-link ceiling our kernel's record holds (a `transfer`
 /// example's, of its direction), GB/s; `None` for a kernel on the device.
-fn host_link_ceiling(report: &Report) -> Option<f64> {
+pub(super) fn host_link_ceiling(report: &Report) -> Option<f64> {
     let ceilings = report.ceilings.as_ref()?;
     ["h2d_pinned", "d2h_pinned"]
         .iter()

@@ -87,6 +87,9 @@ pub enum Field {
     /// For an example launching thread-block clusters, how many of them
     /// the GPU holds resident at once (`cuOccupancyMaxActiveClusters`).
     Clusters,
+    /// The median SM clock the size's samples ran at, read with each
+    /// sample (MHz).
+    SmClock,
     /// Another figure of the size, by the name
     /// `cuda_measured_core::figures::value` takes: `tflops`,
     /// `ns_per_access`, `cycles_per_access`, a rate such as
@@ -96,8 +99,8 @@ pub enum Field {
 }
 
 impl Field {
-    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s";
-    const WORDS: [&'static str; 16] = [
+    const NAMES: &'static str = "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, sm_clock, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s";
+    const WORDS: [&'static str; 17] = [
         "time",
         "gbs",
         "pct_peak",
@@ -107,6 +110,7 @@ impl Field {
         "samples",
         "error",
         "clusters",
+        "sm_clock",
         "tflops",
         "ns_per_access",
         "cycles_per_access",
@@ -127,7 +131,8 @@ impl Field {
             "samples" => Field::Samples,
             "error" => Field::Error,
             "clusters" => Field::Clusters,
-            other => Field::Named(Self::WORDS[9..].iter().find(|w| **w == other)?),
+            "sm_clock" => Field::SmClock,
+            other => Field::Named(Self::WORDS[10..].iter().find(|w| **w == other)?),
         })
     }
 
@@ -143,6 +148,7 @@ impl Field {
             Field::Samples => "samples",
             Field::Error => "error",
             Field::Clusters => "clusters",
+            Field::SmClock => "sm_clock",
             Field::Named(name) => name,
         }
     }
@@ -157,6 +163,10 @@ pub enum CeilingField {
     Copy,
     /// Cold time of an empty kernel (the launch floor).
     Floor,
+    /// A fact of the device the record was measured on, as the driver
+    /// reports it: `sms` (multiprocessors), `l2` (L2 cache size) or
+    /// `memory` (device memory).
+    Device(&'static str),
     /// A named ceiling measured for the example's problem (`fp32_fma`,
     /// `h2d_pinned`, `d2h_pinned`), or with `_peak` the datasheet figure
     /// it compares with (`fp32_fma_peak`).
@@ -165,11 +175,14 @@ pub enum CeilingField {
 
 impl CeilingField {
     const NAMES: &'static str =
-        "read, copy, floor, fp32_fma, fp32_fma_peak, h2d_pinned or d2h_pinned";
-    const WORDS: [&'static str; 7] = [
+        "read, copy, floor, sms, l2, memory, fp32_fma, fp32_fma_peak, h2d_pinned or d2h_pinned";
+    const WORDS: [&'static str; 10] = [
         "read",
         "copy",
         "floor",
+        "sms",
+        "l2",
+        "memory",
         "fp32_fma",
         "fp32_fma_peak",
         "h2d_pinned",
@@ -181,7 +194,10 @@ impl CeilingField {
             "read" => CeilingField::Read,
             "copy" => CeilingField::Copy,
             "floor" => CeilingField::Floor,
-            other => CeilingField::Named(Self::WORDS[3..].iter().find(|w| **w == other)?),
+            "sms" | "l2" | "memory" => {
+                CeilingField::Device(Self::WORDS[3..6].iter().find(|w| **w == word)?)
+            }
+            other => CeilingField::Named(Self::WORDS[6..].iter().find(|w| **w == other)?),
         })
     }
 }
@@ -444,7 +460,7 @@ pub fn parse(name: &str, args: &[&str]) -> Result<Directive, DirectiveError> {
         }),
         ("ceiling", _) => Err(DirectiveError::Usage(usage(
             "ceiling ID FIELD",
-            "FIELD is read, copy, floor or a named ceiling (fp32_fma, fp32_fma_peak, h2d_pinned, d2h_pinned), e.g. {{#ceiling reductions/stride read}}",
+            "FIELD is read, copy, floor, a device fact (sms, l2, memory) or a named ceiling (fp32_fma, fp32_fma_peak, h2d_pinned, d2h_pinned), e.g. {{#ceiling reductions/stride read}}",
         ))),
         ("profile", [id, metric, n]) => Ok(Directive::Profile {
             id: id.to_string(),
@@ -770,7 +786,7 @@ mod tests {
             ("{{#measured a time}}", "{{#measured ID FIELD SIZE}}"),
             (
                 "{{#measured a velocity 2^20}}",
-                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate",
+                "time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, sm_clock, tflops, ns_per_access, cycles_per_access or a rate",
             ),
             ("{{#measured a time 2^x}}", "\"2^20\""),
             (
@@ -783,7 +799,10 @@ mod tests {
             ("{{#gpu x}}", "no arguments"),
             ("{{#gpus}}", "unknown directive"),
             ("{{#ceiling a}}", "{{#ceiling ID FIELD}}"),
-            ("{{#ceiling a write}}", "read, copy, floor, fp32_fma"),
+            (
+                "{{#ceiling a write}}",
+                "read, copy, floor, sms, l2, memory, fp32_fma",
+            ),
             ("{{#ceilings a read}}", "unknown directive"),
             ("{{#peers}}", "{{#peers PROBLEM}}"),
             ("{{#peers a b}}", "{{#peers PROBLEM}}"),
@@ -885,7 +904,7 @@ mod tests {
             ),
             (
                 "{{#measured a bandwidth 2^20}}",
-                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
+                "`bandwidth` is not a figure: use time, gbs, pct_peak, pct_ceiling, hot, spread, samples, error, clusters, sm_clock, tflops, ns_per_access, cycles_per_access or a rate such as elements_per_s",
             ),
             (
                 "{{#ceiling a flor}}",

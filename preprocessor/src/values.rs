@@ -334,6 +334,10 @@ fn figure_mistake(id: &str, field: Field, results: &Results<'_>) -> Option<Strin
     if field == Field::Clusters {
         return None;
     }
+    // Every record's sizes have the SM clock its samples ran at.
+    if field == Field::SmClock {
+        return None;
+    }
     let (example, _) = results.example(id)?;
     let problem = example.declaration.resolve_problem()?;
     let names = core_figures::names_of_problem(&*problem);
@@ -379,6 +383,12 @@ fn measured_text(field: Field, s: &SizeResult, id: &str) -> Result<String, Looku
         ),
         Field::Spread => figures::spread(s.rel_spread),
         Field::Samples => s.samples.to_string(),
+        Field::SmClock => {
+            if s.sm_clock_mhz.is_nan() || s.sm_clock_mhz <= 0.0 {
+                return Err(lacks("SM clock (NVML could not read it)"));
+            }
+            format!("{:.0} MHz", s.sm_clock_mhz)
+        }
         Field::Error => figures::error(s.error),
         Field::Clusters => {
             let fit = s
@@ -407,6 +417,14 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
         CeilingField::Read => ("read ceiling", figures::gbs(c.read_gbs)),
         CeilingField::Copy => ("copy ceiling", figures::gbs(c.copy_gbs)),
         CeilingField::Floor => ("launch floor", figures::time_us(c.launch_floor_us)),
+        CeilingField::Device(word) => match device_fact(word, record) {
+            Some(fact) => fact,
+            None => {
+                return Value::Unmeasured(format!(
+                    "`{id}`'s record names no GPU: measure it again"
+                ));
+            }
+        },
         CeilingField::Named(word) => {
             let (name, peak) = match word.strip_suffix("_peak") {
                 Some(name) => (name, true),
@@ -451,6 +469,38 @@ fn ceiling(id: &str, field: CeilingField, results: &Results<'_>) -> Value {
             "{what} measured alongside {id} on {gpu}, measured {}",
             figures::date(&record.measured_at)
         ),
+    }
+}
+
+/// A device fact of `record`'s GPU as `{{#ceiling ID sms|l2|memory}}`
+/// shows it (`132`, `60 MiB`, `139.8 GiB`), with what it is; `None` when
+/// the record names no GPU.
+fn device_fact(
+    word: &str,
+    record: &cuda_measured_core::record::Record,
+) -> Option<(&'static str, String)> {
+    let gpu = record.gpu.as_ref()?;
+    const MIB: f64 = (1u64 << 20) as f64;
+    const GIB: f64 = (1u64 << 30) as f64;
+    Some(match word {
+        "sms" => ("multiprocessor count", gpu.sm_count.to_string()),
+        "l2" => (
+            "L2 cache size",
+            format!("{} MiB", trim(gpu.l2_bytes as f64 / MIB)),
+        ),
+        _ => (
+            "device memory",
+            format!("{} GiB", trim(gpu.memory_bytes as f64 / GIB)),
+        ),
+    })
+}
+
+/// A size in MiB or GiB with one decimal, or none when it is whole.
+fn trim(value: f64) -> String {
+    if (value - value.round()).abs() < 0.05 {
+        format!("{:.0}", value.round())
+    } else {
+        format!("{value:.1}")
     }
 }
 
@@ -573,6 +623,10 @@ mod tests {
             measured_text(Field::Named("cycles_per_access"), &s, "pc").unwrap(),
             "1.208 cycles"
         );
+        // The SM clock the samples ran at, and none where NVML read none.
+        assert_eq!(measured_text(Field::SmClock, &s, "mm").unwrap(), "1980 MHz");
+        s.sm_clock_mhz = 0.0;
+        assert!(measured_text(Field::SmClock, &s, "mm").is_err());
     }
 
     // A word no record has is refused where the directive is read, with
@@ -672,6 +726,9 @@ mod tests {
             (ceiling(CeilingField::Read), "4328 GB/s"),
             (ceiling(CeilingField::Copy), "3936 GB/s"),
             (ceiling(CeilingField::Floor), "2.784 µs"),
+            (ceiling(CeilingField::Device("sms")), "132"),
+            (ceiling(CeilingField::Device("l2")), "60 MiB"),
+            (ceiling(CeilingField::Device("memory")), "141 GiB"),
             (Directive::Gpu, "NVIDIA H200"),
         ];
         for (directive, want) in cases {

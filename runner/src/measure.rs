@@ -865,6 +865,31 @@ pub fn host_copy(
     }
 }
 
+impl Timer {
+    /// A copy of `bytes` (a multiple of 16) from `src` to `dst` by the
+    /// support copy kernel, one float4 per thread: the copy of a
+    /// `transfer` from or to mapped host memory, one end of which is the
+    /// device's address of that memory.
+    pub fn mapped_copy(
+        &self,
+        src: sys::CUdeviceptr,
+        dst: sys::CUdeviceptr,
+        bytes: u64,
+    ) -> impl FnMut(&Arc<CudaStream>) -> Result<(), DriverError> + use<> {
+        let copy = self.copy.clone();
+        let n4 = bytes / 16;
+        let cfg = copy_config(n4);
+        move |s: &Arc<CudaStream>| {
+            let mut b = s.launch_builder(&copy);
+            b.arg(&src).arg(&dst).arg(&n4);
+            // SAFETY: both ends hold `bytes` bytes, n4 whole float4s (the
+            // declaration refuses a mapped size that is not a multiple of
+            // 16), and the caller keeps them alive while the copy is queued.
+            unsafe { b.launch(cfg) }.map(|_| ())
+        }
+    }
+}
+
 /// `cm_copy`'s launch: one float4 per thread, 256 threads a block.
 fn copy_config(n4: u64) -> LaunchConfig {
     LaunchConfig {

@@ -9,7 +9,9 @@
 //! buffer and may wait on the stream inside the call, which a stream held
 //! by the blocking kernel would not let it do until the blocker gave up;
 //! so its interval includes the host's part of the copy, which is what a
-//! pageable copy costs a program.
+//! pageable copy costs a program. Mapped host memory is not copied by the
+//! driver: the support copy kernel reads or writes it through its device
+//! pointer ([`Timer::mapped_copy`]), blocked and flushed as a kernel is.
 
 use crate::figures;
 use crate::measure::{self, Ceilings, RunError, Sampling, Timer};
@@ -20,7 +22,9 @@ use crate::problem::{
 use crate::record::{Record, SizeResult, Status};
 use crate::size::Size;
 use cuda_measured_core::problem::draw::INPUT_SEED;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError, PinnedHostSlice};
+use cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError, PinnedHostSlice, sys,
+};
 use std::sync::Arc;
 
 /// Skip the hot figure when one copy already takes this long (µs).
@@ -53,10 +57,16 @@ pub struct Context<'a> {
     pub ceilings: &'a Ceilings,
 }
 
+/// A copy as the timer queues it on a stream: the driver's, or the
+/// support copy kernel's for mapped memory.
+type QueuedCopy = dyn FnMut(&Arc<CudaStream>) -> Result<(), DriverError>;
+
 /// The host end of a copy.
 enum HostEnd {
     Pinned(PinnedHostSlice<u8>),
     Pageable(Vec<u8>),
+    /// Page-locked and mapped into the device's address space.
+    Mapped(PinnedHostSlice<u8>),
 }
 
 impl HostEnd {
@@ -66,21 +76,35 @@ impl HostEnd {
             // the check reads back slowly), filled before any copy reads it.
             HostMemory::Pinned => HostEnd::Pinned(unsafe { ctx.alloc_pinned_with_flags(n, 0)? }),
             HostMemory::Pageable => HostEnd::Pageable(vec![0u8; n]),
+            // SAFETY: as for pinned memory, mapped for the device too.
+            HostMemory::Mapped => HostEnd::Mapped(unsafe {
+                ctx.alloc_pinned_with_flags(n, sys::CU_MEMHOSTALLOC_DEVICEMAP)?
+            }),
         })
     }
 
     fn bytes_mut(&mut self) -> Result<&mut [u8], DriverError> {
         match self {
-            HostEnd::Pinned(p) => p.as_mut_slice(),
+            HostEnd::Pinned(p) | HostEnd::Mapped(p) => p.as_mut_slice(),
             HostEnd::Pageable(v) => Ok(v.as_mut_slice()),
         }
     }
 
     fn ptr(&mut self) -> Result<*mut u8, DriverError> {
         match self {
-            HostEnd::Pinned(p) => p.as_mut_ptr(),
+            HostEnd::Pinned(p) | HostEnd::Mapped(p) => p.as_mut_ptr(),
             HostEnd::Pageable(v) => Ok(v.as_mut_ptr()),
         }
+    }
+
+    /// The device's address of mapped host memory.
+    fn device_ptr(&mut self) -> Result<sys::CUdeviceptr, DriverError> {
+        let host = self.ptr()?;
+        let mut dev: sys::CUdeviceptr = 0;
+        // SAFETY: `host` is the start of a live allocation made with
+        // CU_MEMHOSTALLOC_DEVICEMAP in the current context; flags must be 0.
+        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dev, host.cast(), 0) }.result()?;
+        Ok(dev)
     }
 }
 
@@ -151,7 +175,22 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
     }
     poison_destination(c.spec.direction, &dev, &mut host, &stream)?;
     stream.synchronize()?;
-    let mut copy = measure::host_copy(c.spec.direction, host.ptr()?, dev_ptr, len);
+    let mut copy: Box<QueuedCopy> = match c.spec.host {
+        HostMemory::Mapped => {
+            let mapped = host.device_ptr()?;
+            let (src, dst) = match c.spec.direction {
+                Direction::H2d => (mapped, dev_ptr),
+                Direction::D2h => (dev_ptr, mapped),
+            };
+            Box::new(timer.mapped_copy(src, dst, n))
+        }
+        _ => Box::new(measure::host_copy(
+            c.spec.direction,
+            host.ptr()?,
+            dev_ptr,
+            len,
+        )),
+    };
     copy(&stream)?;
     stream.synchronize()?;
     let check = |host: &mut HostEnd, prepared: &mut SharedData| -> Result<_, DriverError> {
@@ -175,7 +214,7 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
     };
     let mut verdict = check(&mut host, &mut prepared)?;
     let sampling = match c.spec.host {
-        HostMemory::Pinned => Sampling::COLD,
+        HostMemory::Pinned | HostMemory::Mapped => Sampling::COLD,
         HostMemory::Pageable => Sampling::UNBLOCKED,
     };
     // The destination is poisoned again before every timed copy, outside
@@ -199,7 +238,9 @@ fn run_size(c: &Context<'_>, timer: &mut Timer, n: u64) -> Result<(SizeResult, V
         verdict = after;
     }
     let hot_median_us = match c.spec.host {
-        HostMemory::Pinned if samples.median() < HOT_LIMIT_US && samples.budget.is_none() => {
+        HostMemory::Pinned | HostMemory::Mapped
+            if samples.median() < HOT_LIMIT_US && samples.budget.is_none() =>
+        {
             Some(timer.hot(&mut copy)?)
         }
         _ => None,

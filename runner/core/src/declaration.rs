@@ -722,7 +722,7 @@ impl Declaration {
         let is_transfer = self.problem == crate::problem::TRANSFER;
         match (&self.transfer, is_transfer) {
             (None, true) => Err((
-                "`transfer` needs a [transfer] table naming the copy, e.g. direction = \"h2d\" (or \"d2h\") and host = \"pinned\" (or \"pageable\") (AUTHORING.md §3)".into(),
+                "`transfer` needs a [transfer] table naming the copy, e.g. direction = \"h2d\" (or \"d2h\") and host = \"pinned\" (or \"pageable\" or \"mapped\") (AUTHORING.md §3)".into(),
                 Some(HeaderField::Top("problem")),
             )),
             (Some(_), false) => Err((
@@ -740,6 +740,15 @@ impl Declaration {
                 "a `transfer` moves exactly its size in bytes and has no kernel to give scratch to: remove `scratch` and `bytes`".into(),
                 Some(HeaderField::Top(if self.bytes.is_some() { "bytes" } else { "scratch" })),
             )),
+            (Some(spec), true)
+                if spec.host == crate::problem::transfer::HostMemory::Mapped
+                    && self.sizes.iter().any(|s| s.n_value() % 16 != 0) =>
+            {
+                Err((
+                    "a `transfer` from or to mapped host memory is copied by a kernel one float4 (16 bytes) a thread: make every size a multiple of 16 bytes".into(),
+                    Some(HeaderField::Top("sizes")),
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -868,6 +877,14 @@ args = ["partials", "out", "grid0"]
         assert!(e.to_string().contains("did you mean `host`"), "{e}");
         let json = serde_json::to_string(&Declaration::parse(TWO_PASS).unwrap()).unwrap();
         assert!(!json.contains("transfer"), "{json}");
+        // Mapped memory is copied by a kernel, a float4 a thread: whole
+        // float4s only, refused at the line of `sizes`.
+        let mapped = ok.replace("pinned", "mapped");
+        assert!(Declaration::parse(&mapped).is_ok());
+        let ragged = mapped.replace("\"2^26\"", "\"4KiB\", 1000");
+        let e = Declaration::parse(&ragged).unwrap_err();
+        assert!(e.to_string().contains("multiple of 16 bytes"), "{e}");
+        assert_eq!(e.line(), Some(2));
     }
 
     // A two-launch plan with a scratch buffer reads back as written.
@@ -964,7 +981,7 @@ args = ["partials", "out", "grid0"]
             (
                 TWO_PASS.replace("sum_f32", "fourier"),
                 Some(2),
-                "unknown problem `fourier`: use sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, elementwise or transfer",
+                "unknown problem `fourier`: use sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, fma_f32, elementwise or transfer",
             ),
         ];
         for (text, line, want) in cases {

@@ -510,6 +510,22 @@ fn starting_kernel(problem: &str, buffers: &[problem::BufferSpec]) -> Option<Bod
             grid: None,
             sizes: None,
         }),
+        "fma_f32" => Some(Body {
+            comment: "// A starting point, correct at every size: one thread per element, one
+// chain of `steps` dependent multiply-adds (one chain a thread leaves the
+// FMA units waiting; The machine, measured gives each thread several).
+"
+            .into(),
+            code: "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (unsigned int s = 0; s < steps; ++s) v = fmaf(v, a, b);
+    y[i] = v;
+"
+            .into(),
+            grid: None,
+            sizes: None,
+        }),
         _ => None,
     }
 }
@@ -587,7 +603,7 @@ mod tests {
         let err = new_example("ch/a", "sum_f64").unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, elementwise, transfer"
+            "unknown problem `sum_f64`: this runner knows sum_f32, softmax_rows, layernorm_rows, transpose, histogram_u8, histogram_u8_skewed, scan_f32, matmul_f32, pointer_chase, fma_f32, elementwise, transfer"
         );
         assert_eq!(
             new_example("ch/2pass.cu", "sum_f32").unwrap().kernel,

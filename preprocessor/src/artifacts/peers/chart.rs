@@ -92,19 +92,28 @@ fn draw_bandwidth(
     report: &Report,
 ) -> DrawResult {
     // The ceiling of the problem: read-only for a sum, copy (read plus
-    // write) for a kernel that writes as much as it reads.
+    // write) for a kernel that writes as much as it reads; for a copy over
+    // the host link (our kernel held to a pinned host-link ceiling), that
+    // ceiling, and no HBM figure, which would be a hundred times higher
+    // and flatten every line.
+    let host_link = host_link_ceiling(report);
     let copy = cuda_measured_core::problem::lookup(&report.problem)
         .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
-    let read = report
-        .ceilings
-        .as_ref()
-        .map(|c| if copy { c.copy_gbs } else { c.read_gbs });
-    let ceiling_label = if copy {
+    let read = match host_link {
+        Some(gbs) => Some(gbs),
+        None => report
+            .ceilings
+            .as_ref()
+            .map(|c| if copy { c.copy_gbs } else { c.read_gbs }),
+    };
+    let ceiling_label = if host_link.is_some() {
+        "pinned host link (measured, 256 MiB)"
+    } else if copy {
         "copy ceiling (measured, 4 GiB)"
     } else {
         "read ceiling (measured)"
     };
-    let peak = (report.peak_gbs > 0.0).then_some(report.peak_gbs);
+    let peak = (report.peak_gbs > 0.0 && host_link.is_none()).then_some(report.peak_gbs);
     let top = points
         .iter()
         .map(|p| p.2)
@@ -170,6 +179,16 @@ fn draw_bandwidth(
     Ok(())
 }
 
+/// The pinned host-link ceiling our kernel's record holds (a `transfer`
+/// example's, of its direction), GB/s; `None` for a kernel on the device.
+pub(super) fn host_link_ceiling(report: &Report) -> Option<f64> {
+    let ceilings = report.ceilings.as_ref()?;
+    ["h2d_pinned", "d2h_pinned"]
+        .iter()
+        .find_map(|name| ceilings.named(name))
+        .map(|m| m.value)
+}
+
 /// What the chart shows, for its `<title>` (screen readers, tooltips).
 fn title_of(report: &Report, series: &[Series]) -> String {
     let names: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
@@ -219,6 +238,35 @@ mod tests {
         );
         assert!(!svg.contains("<rect"), "the background stays transparent");
         assert!(!svg.lines().any(|l| l.trim().is_empty()));
+    }
+
+    // A copy over the host link is drawn against its pinned ceiling, not
+    // against the HBM read ceiling and datasheet peak.
+    #[test]
+    fn host_link_copies_draw_the_pinned_ceiling() {
+        let mut report = peers_report();
+        let ceilings = report
+            .ceilings
+            .as_mut()
+            .expect("the test report has ceilings");
+        ceilings.named.insert(
+            "h2d_pinned".into(),
+            cuda_measured_core::method::MeasuredCeiling {
+                value: 55.5,
+                unit: "GB/s".into(),
+                peak: None,
+                sm_clock_mhz: None,
+            },
+        );
+        assert_eq!(host_link_ceiling(&report), Some(55.5));
+        let svg = svg(&report).unwrap();
+        assert!(
+            svg.contains(">pinned host link (measured, 256 MiB)<"),
+            "{svg}"
+        );
+        assert!(!svg.contains(">datasheet peak<"));
+        assert!(!svg.contains(">read ceiling (measured)<"));
+        assert_eq!(host_link_ceiling(&peers_report()), None);
     }
 
     // Sizes without a figure break the line instead of bridging it.

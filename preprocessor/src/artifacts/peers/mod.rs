@@ -93,9 +93,27 @@ pub fn awaits(problem: &str, results: &Results<'_>) -> bool {
             .current(id)
             .is_some_and(|(_, outcome)| outcome.state().awaits_measuring())
     };
+    if !results.stored().exists(&relative_path(problem)) {
+        // Not made yet: it waits when bench/peers/peers.toml lists it (so
+        // the GPU session's peers stage makes it) and a kernel it compares
+        // waits to be measured itself (a new example and its new peers).
+        return listed_ours(problem, results.stored())
+            .is_some_and(|ids| ids.iter().any(|id| waits(id)));
+    }
     read(results.stored(), problem)
         .is_ok_and(|report| ours_of(&report).iter().any(|(id, _)| waits(id)))
 }
+
+/// The book's kernels `bench/peers/peers.toml` names for `problem`, if
+/// the file lists it.
+fn listed_ours(problem: &str, stored: &StoredReports) -> Option<Vec<String>> {
+    let text = stored.book_file(PEERS_TOML).ok()?;
+    let config = cuda_measured_core::peers::load_config(std::str::from_utf8(&text).ok()?).ok()?;
+    config.get(problem).map(|entry| entry.ours.ids())
+}
+
+/// Where the peers of every problem are listed, from the book's root.
+const PEERS_TOML: &str = "bench/peers/peers.toml";
 
 /// The file `{{#peers}}` reads, for the status page: made when and with
 /// which library versions.

@@ -152,17 +152,27 @@ pub fn gbs(row: &Row, t: &Timing) -> f64 {
 
 /// The comparison table: times per implementation, the reference over
 /// ours, and our bandwidth against the ceiling of the problem (read or
-/// copy) measured with our kernel.
+/// copy, or for a host-device copy the pinned host link of its direction)
+/// measured with our kernel.
 pub fn peers_table(report: &Report) -> Table {
-    let copy = cuda_measured_core::problem::lookup(&report.problem)
-        .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
-    let kind = if copy { "copy" } else { "read" };
-    let read = report
-        .ceilings
-        .as_ref()
-        .map(|c| if copy { c.copy_gbs } else { c.read_gbs });
+    let host_link = super::chart::host_link_ceiling(report);
+    let copy = host_link.is_none()
+        && cuda_measured_core::problem::lookup(&report.problem)
+            .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
+    let kind = match (host_link, copy) {
+        (Some(_), _) => "pinned host-link",
+        (None, true) => "copy",
+        (None, false) => "read",
+    };
+    let read = host_link.or_else(|| {
+        report
+            .ceilings
+            .as_ref()
+            .map(|c| if copy { c.copy_gbs } else { c.read_gbs })
+    });
     let mut head = vec![
-        Cell::new("N"),
+        // A host-device copy's size is its bytes.
+        Cell::new(if host_link.is_some() { "bytes" } else { "N" }),
         Cell::titled(
             "ours µs",
             if report.ours_keys.len() > 1 {
@@ -427,6 +437,27 @@ pub(super) mod tests {
                 .unwrap()
                 .contains("ours ahead by 0.000%")
         );
+    }
+
+    // A host-device copy's table is in bytes and holds ours to the pinned
+    // host link measured with it, not to the device's read ceiling.
+    #[test]
+    fn host_link_copies_are_held_to_the_pinned_link() {
+        let mut report = peers_report();
+        report.ceilings.as_mut().unwrap().named.insert(
+            "h2d_pinned".into(),
+            cuda_measured_core::method::MeasuredCeiling {
+                value: 5000.0,
+                unit: "GB/s".into(),
+                peak: None,
+                sm_clock_mhz: None,
+            },
+        );
+        let table = peers_table(&report);
+        assert_eq!(table.head[0].text, "bytes");
+        assert_eq!(table.head[8].text, "% of pinned host-link ceiling");
+        // 4318 GB/s over the 5000 GB/s link.
+        assert_eq!(table.rows[1][8].text, "86.4%");
     }
 
     // Each row holds every implementation's time, the ratio and our share

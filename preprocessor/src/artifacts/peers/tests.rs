@@ -90,3 +90,23 @@ fn evaluates_and_parses_alone() {
 fn evaluate_peers(problem: &str, book: &Book) -> Result<Peers, Shown> {
     super::evaluate(problem, &book.results())
 }
+
+// A comparison not made yet waits for the GPU session only when
+// bench/peers/peers.toml lists it and a kernel it compares waits to be
+// measured too; one not listed, or of kernels already measured, does not.
+#[test]
+fn a_missing_comparison_waits_for_its_new_kernel() {
+    let book = Book::new();
+    let peer = "reference = \"t\"\n[[PROBLEM.peer]]\nkey = \"t\"\nlabel = \"T\"\nshort = \"T\"\ncolour = \"#123456\"\n";
+    let toml = format!(
+        "[new_kernel]\nours = \"old\"\n{}\n[measured_kernel]\nours = [\"fast\"]\n{}",
+        peer.replace("PROBLEM", "new_kernel"),
+        peer.replace("PROBLEM", "measured_kernel")
+    );
+    let path = book.dir.path().join("bench/peers/peers.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, toml).unwrap();
+    assert!(awaits("new_kernel", &book.results()));
+    assert!(!awaits("measured_kernel", &book.results()));
+    assert!(!awaits("unlisted", &book.results()));
+}

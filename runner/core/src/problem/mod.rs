@@ -11,6 +11,7 @@ pub mod dims_map;
 pub mod draw;
 mod elem;
 pub mod elementwise;
+mod fma_f32;
 mod histogram_u8;
 mod layernorm_rows;
 pub mod matmul_f32;
@@ -28,6 +29,7 @@ pub use elem::{Elem, HostData};
 use crate::dims::{Dim, Dims};
 use crate::size::Size;
 pub use elementwise::{Elementwise, ElementwiseSpec};
+pub use fma_f32::FmaF32;
 pub use histogram_u8::HistogramU8;
 pub use layernorm_rows::LayernormRows;
 pub use matmul_f32::MatmulF32;
@@ -50,6 +52,7 @@ pub const REGISTRY: &[&dyn Problem] = &[
     &ScanF32,
     &MatmulF32,
     &PointerChase,
+    &FmaF32,
 ];
 
 /// The shape of one run: `rows` x `cols` elements, row-major. A 1-D

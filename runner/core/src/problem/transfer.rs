@@ -7,7 +7,7 @@
 //! sizes = ["1MiB", "64MiB", "1GiB"]  # bytes
 //! [transfer]
 //! direction = "h2d"                  # or "d2h"
-//! host = "pinned"                    # or "pageable"
+//! host = "pinned"                    # or "pageable" or "mapped"
 //! ```
 //!
 //! The runner times one `cuMemcpyHtoDAsync` (or `DtoH`) of the size's
@@ -16,7 +16,11 @@
 //! as for kernels; from pageable memory without it, since the driver
 //! copies pageable memory through its own staging buffer and may wait for
 //! the stream inside the call, which a blocked stream would never let it
-//! finish. Figures: GB/s and the percentage of the pinned host-link ceiling
+//! finish. Mapped host memory (page-locked and mapped into the device's
+//! address space) is not copied by the driver: the runner's copy kernel
+//! reads it (to the device) or writes it (to the host) through its device
+//! pointer, one float4 a thread, timed as a kernel is; its sizes must be
+//! whole float4s, multiples of 16 bytes. Figures: GB/s and the percentage of the pinned host-link ceiling
 //! of the same direction measured in the same session
 //! ([`super::reports::H2D_PINNED`], [`super::reports::D2H_PINNED`]).
 //!
@@ -58,14 +62,19 @@ pub enum HostMemory {
     /// Ordinary `malloc`ed memory: the driver stages it through its own
     /// page-locked buffer.
     Pageable,
+    /// Page-locked and mapped into the device's address space
+    /// (`cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`): no copy is
+    /// queued; a kernel reads or writes it across the link.
+    Mapped,
 }
 
 impl HostMemory {
-    /// `pinned` or `pageable`.
+    /// `pinned`, `pageable` or `mapped`.
     pub fn name(self) -> &'static str {
         match self {
             HostMemory::Pinned => "pinned",
             HostMemory::Pageable => "pageable",
+            HostMemory::Mapped => "mapped",
         }
     }
 }
@@ -77,13 +86,22 @@ impl HostMemory {
 pub struct TransferSpec {
     /// `h2d` or `d2h`.
     pub direction: Direction,
-    /// `pinned` or `pageable`.
+    /// `pinned`, `pageable` or `mapped`.
     pub host: HostMemory,
 }
 
 impl TransferSpec {
-    /// `h2d, pinned`, for the panel's launch line.
+    /// `cuMemcpyHtoD: pinned host memory`, for the panel's launch line.
     pub fn describe(&self) -> String {
+        if self.host == HostMemory::Mapped {
+            return format!(
+                "cm_copy kernel {}: mapped host memory, one float4 per thread, 256 threads a block",
+                match self.direction {
+                    Direction::H2d => "from",
+                    Direction::D2h => "into",
+                }
+            );
+        }
         format!(
             "cuMemcpy{}: {} host memory",
             match self.direction {
@@ -310,6 +328,10 @@ mod tests {
         assert_eq!(spec.direction, Direction::D2h);
         assert_eq!(spec.host, HostMemory::Pageable);
         assert!(toml::from_str::<TransferSpec>("direction = \"h2d\"\nhots = \"pinned\"").is_err());
+        let mapped: TransferSpec =
+            toml::from_str("direction = \"h2d\"\nhost = \"mapped\"").unwrap();
+        assert_eq!(mapped.host, HostMemory::Mapped);
+        assert!(mapped.describe().starts_with("cm_copy kernel from: mapped"));
         assert_eq!(
             Transfer::new(spec).reports(),
             Reports::HostLink(Direction::D2h)

@@ -132,7 +132,7 @@ pub fn fresh_seed() -> u64 {
 pub fn quick_size(runnable: &Runnable, example: &Example) -> Dims {
     let sizes = &example.declaration.sizes;
     if let Some(stage) = &runnable.stage
-        && let Some(at) = sizes.iter().find(|d| d.n_value() == stage.size.0)
+        && let Some(at) = sizes.iter().find(|d| d.values() == stage.size.values())
     {
         return *at;
     }

@@ -31,6 +31,9 @@ pub struct Draft {
     pub elapsed: Elapsed,
     /// An example that compiled, to measure next.
     pub measure_next: Option<Example>,
+    /// The text compiled but does not define the kernels its header
+    /// launches (for a stage: perhaps the starter's, see `Runnable::starter`).
+    pub mismatch: bool,
 }
 
 impl Draft {
@@ -44,6 +47,7 @@ impl Draft {
             gates: Vec::new(),
             elapsed: Elapsed::default(),
             measure_next: None,
+            mismatch: false,
         }
     }
 }

@@ -46,6 +46,11 @@ pub struct Runnable {
     pub origin: Origin,
     /// The stage, for an exercise stage's starter.
     pub stage: Option<Stage>,
+    /// For a stage (which runs under its solution's header): the starter,
+    /// under whose header a text that defines the starter's kernels and not
+    /// the solution's runs instead (Run on the unchanged starter measures
+    /// the starter, which the stage's gates then fail).
+    pub starter: Option<Box<Runnable>>,
 }
 
 impl Runnable {
@@ -163,6 +168,7 @@ impl Book {
                             anchor: anchor.clone(),
                         },
                         stage: None,
+                        starter: None,
                     }
                 }
                 RunSpec::Inline { .. } => {
@@ -179,6 +185,7 @@ impl Book {
                             body_line: example.origin.line,
                         },
                         stage: None,
+                        starter: None,
                     }
                 }
             };
@@ -199,14 +206,35 @@ impl Book {
             let Ok(kernels) = &slot.stage else {
                 continue;
             };
-            let Some(starter) = catalog.entries[kernels.starter].example() else {
+            // The editor shows the starter, but the reader's kernel is the
+            // stage's answer: it runs under the solution's header (its launch
+            // plan, which a stage often changes: stage 2 launches 16,384
+            // blocks where its starter launched one thread), and is judged in
+            // the solution's place. The region spliced is the starter's
+            // anchor when the solution has the same one, else the whole body.
+            let (Some(starter), Some(solution)) = (
+                catalog.entries[kernels.starter].example(),
+                catalog.entries[kernels.solution].example(),
+            ) else {
                 continue;
             };
-            let Some(runnable) = book.examples.get(&starter.id) else {
+            let (Some(shown), Some(answer)) = (
+                book.examples.get(&starter.id),
+                book.examples.get(&solution.id),
+            ) else {
                 continue;
             };
-            let mut runnable = runnable.clone();
+            let mut runnable = answer.clone();
+            if let Origin::File { anchor, .. } = &mut runnable.origin {
+                *anchor = shown
+                    .anchor()
+                    .filter(|a| runnable.text.contains(&format!("ANCHOR: {a}")))
+                    .map(str::to_owned);
+            }
             runnable.stage = Some(kernels.stage.clone());
+            let mut starter = shown.clone();
+            starter.stage = Some(kernels.stage.clone());
+            runnable.starter = Some(Box::new(starter));
             book.stages
                 .entry(kernels.stage.name.clone())
                 .or_insert(runnable);

@@ -60,8 +60,25 @@ impl Service {
     /// Runs the reader's `spliced` text as `target`; every way it can end
     /// is an answer. `waited` is how long the request queued.
     pub fn run(&self, target: &Target, spliced: &Spliced, started: Instant) -> RunAnswer {
-        let runnable = self.runnable(target);
+        let mut runnable = self.runnable(target);
         let mut draft = self.compiled(runnable, spliced);
+        // A stage's text that defines the starter's kernels and not the
+        // solution's runs as the starter (spliced into the starter's file).
+        let respliced;
+        let mut spliced = spliced;
+        if draft.mismatch
+            && let Some(starter) = &runnable.starter
+            && let Ok(again) =
+                super::splice::splice(&starter.text, starter.anchor(), &spliced.reader)
+        {
+            let as_starter = self.compiled(starter, &again);
+            if !as_starter.mismatch {
+                respliced = again;
+                spliced = &respliced;
+                runnable = starter;
+                draft = as_starter;
+            }
+        }
         draft.elapsed.compile = ms(started.elapsed());
         let mut profile = None;
         if let Some(example) = draft.measure_next.take() {
@@ -156,6 +173,7 @@ impl Service {
                 {
                     let mut draft = Draft::new(Outcome::CompileError, broken.clone());
                     draft.diagnostics = warnings;
+                    draft.mismatch = true;
                     draft.record =
                         Some(failure(&example, &key, Status::CompileError, &broken, log));
                     return draft;

@@ -16,6 +16,8 @@ pub struct Spliced {
     pub offset: usize,
     /// Lines of the reader's text.
     pub lines: usize,
+    /// The reader's text as sent, to splice again elsewhere.
+    pub reader: String,
 }
 
 impl Spliced {
@@ -102,6 +104,7 @@ pub fn splice(ours: &str, anchor: Option<&str>, reader: &str) -> Result<Spliced,
         text,
         offset: before.len() + kept_header.len(),
         lines: reader_lines.len(),
+        reader: reader.to_owned(),
     })
 }
 

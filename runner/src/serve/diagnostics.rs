@@ -189,6 +189,7 @@ mod tests {
             text: String::new(),
             offset: 9,
             lines: 4,
+            reader: String::new(),
         };
         let d = diagnostics(LOG, "kernels/t/a.cu", 1, &spliced);
         assert_eq!(d[0].line, Some(2));

@@ -142,7 +142,7 @@ mod tests {
                 continue;
             };
             let record = record.clone();
-            let size = Dims::n(stage.size.0);
+            let size = stage.size;
             let overlay = mdbook_cuda::artifacts::profile::read(&book.stored, id, size)
                 .map_err(|e| e.to_string())
                 .and_then(|p| {

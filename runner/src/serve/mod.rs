@@ -128,6 +128,41 @@ fn on_path(program: &Path) -> PathBuf {
         .unwrap_or_else(|| program.to_path_buf())
 }
 
+/// The folders GPU children must read to run Nsight Compute: the folder of
+/// `ncu` itself (a launcher script, `/usr/local/cuda-13.0/bin/ncu`), and the
+/// `nsight-compute*` folders it looks for beside the toolkit's `bin` and
+/// under `/opt/nvidia` (on the H200, inside the sandbox without them, it
+/// stopped with "nsight-compute directory is not found under
+/// /usr/local/cuda-13.0/bin/../ or /opt/nvidia").
+fn nsight_compute_folders(ncu: &Path) -> Vec<PathBuf> {
+    let Some(bin) = ncu
+        .canonicalize()
+        .ok()
+        .and_then(|real| real.parent().map(Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    let mut folders = vec![bin.clone()];
+    let toolkit = bin.parent().map(Path::to_path_buf);
+    for root in toolkit.into_iter().chain([PathBuf::from("/opt/nvidia")]) {
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_dir()
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("nsight-compute"))
+            })
+            .collect();
+        found.sort();
+        folders.extend(found);
+    }
+    folders
+}
+
 /// Starts the service and answers until stopped (Ctrl-C, SIGTERM).
 pub fn execute(args: Args) -> Result<()> {
     if cuda_runner::compile::nvrtc_version().is_none() {
@@ -140,13 +175,11 @@ pub fn execute(args: Args) -> Result<()> {
     // Nsight Compute's own folder (the launcher script and the binaries
     // beside it) readable by GPU children; its place on a GPU host is
     // /usr/local/cuda/bin (a link into the toolkit) or /opt/nvidia.
-    let gpu_tools: Vec<PathBuf> = ncu
-        .canonicalize()
-        .ok()
-        .and_then(|real| real.parent().map(Path::to_path_buf))
-        .filter(|_| !args.compile_only)
-        .into_iter()
-        .collect();
+    let gpu_tools: Vec<PathBuf> = if args.compile_only {
+        Vec::new()
+    } else {
+        nsight_compute_folders(&ncu)
+    };
     let children = children::Children::new(sandbox(args.sandbox)?, exe, &book.kernels, &gpu_tools)
         .context("making the service's work folder")?;
     children.check()?;
@@ -245,5 +278,34 @@ async fn stopped() {
     tokio::select! {
         _ = interrupt => {}
         _ = terminated => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nsight_compute_folders;
+
+    /// Nsight Compute's launcher looks for its `nsight-compute*` folder
+    /// beside the toolkit's `bin`: a sandboxed GPU child must be able to
+    /// read it, not only the launcher's own folder.
+    #[test]
+    fn nsight_compute_folders_include_the_toolkits_install() {
+        let toolkit = tempfile::tempdir().unwrap();
+        let bin = toolkit.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(toolkit.path().join("nsight-compute-2025.3.1")).unwrap();
+        std::fs::create_dir_all(toolkit.path().join("nvvm")).unwrap();
+        std::fs::write(bin.join("ncu"), "#!/bin/sh\n").unwrap();
+        let folders = nsight_compute_folders(&bin.join("ncu"));
+        let names: Vec<String> = folders
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"bin".to_string()), "{names:?}");
+        assert!(
+            names.contains(&"nsight-compute-2025.3.1".to_string()),
+            "{names:?}"
+        );
+        assert!(!names.contains(&"nvvm".to_string()), "{names:?}");
     }
 }

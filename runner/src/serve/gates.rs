@@ -109,7 +109,6 @@ pub fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuda_runner::dims::Dims;
     use cuda_runner::record::Status;
     use mdbook_cuda::exercise_gates::Judged;
 

@@ -30,8 +30,19 @@ enum Want {
 
 use Want::{Fail, Pass};
 
-/// (stage, kernel under `exercise/reduction/`, verdict, why).
-const TABLE: &[(&str, &str, Want, &str)] = &[
+/// (stage, kernel under `exercise/<track>/`, verdict, why).
+type Row = (&'static str, &'static str, Want, &'static str);
+
+/// Every track: its directory under `kernels/exercise/`, its number of
+/// stages and its rows.
+const TRACKS: &[(&str, usize, &[Row])] = &[
+    ("reduction", 7, REDUCTION),
+    ("coalescing", 2, COALESCING),
+    ("transpose", 2, TRANSPOSE),
+];
+
+/// The reduction track (src/exercise-reduction.md).
+const REDUCTION: &[Row] = &[
     (
         "stage1",
         "stage1_starter",
@@ -194,6 +205,82 @@ const TABLE: &[(&str, &str, Want, &str)] = &[
     ),
 ];
 
+/// The coalescing track (src/exercise-coalescing.md); figures of the
+/// store of 2026-12-02 (bench/tuning/coalescing/claims.md).
+const COALESCING: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("profile"),
+        "its loads touch 16,777,216 sectors, 5.6x the bound 3,000,000",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "2,097,152 sectors each way, 3.27x over the starter",
+    ),
+    (
+        "stage1",
+        "stage2_solution",
+        Pass,
+        "2,097,152 sectors each way, 4.24x over the starter",
+    ),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("sass"),
+        "no LDG.E.128: one float a lane",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "two LDG.E.128, 0.368 of the starter's instructions",
+    ),
+];
+
+/// The transpose track (src/exercise-transpose.md); figures of the store
+/// of 2026-12-02 (bench/tuning/transpose/claims.md).
+const TRANSPOSE: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("profile"),
+        "its stores touch 16,775,431 sectors, 5.2x the bound 3,200,000",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "2,097,152 store sectors, 1.87x over the starter",
+    ),
+    (
+        "stage1",
+        "stage2_solution",
+        Pass,
+        "2,097,152 store sectors, 2.91x over the starter",
+    ),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("profile_ratio"),
+        "the starter itself: ratio 1",
+    ),
+    (
+        "stage2",
+        "stage2_pad_cols",
+        Fail("profile_ratio"),
+        "tile[33][32] keeps the conflicts: 16,379,928, ratio 1.000",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "62,026 conflicts, 0.0038 of the starter's",
+    ),
+];
+
 /// The book in this repository, read as a frozen build reads it.
 struct Book {
     catalog: Catalog,
@@ -224,14 +311,14 @@ impl Book {
         }
     }
 
-    fn stage(&self, name: &str) -> &Stage {
+    fn stage(&self, track: &str, name: &str) -> &Stage {
         self.catalog
             .exercises
             .iter()
             .filter_map(|slot| slot.stage.as_ref().ok())
             .map(|kernels| &kernels.stage)
-            .find(|stage| stage.name == format!("reduction/{name}"))
-            .unwrap_or_else(|| panic!("no stage reduction/{name} on the book's pages"))
+            .find(|stage| stage.name == format!("{track}/{name}"))
+            .unwrap_or_else(|| panic!("no stage {track}/{name} on the book's pages"))
     }
 }
 
@@ -291,16 +378,18 @@ fn every_stage_judges_the_track_rightly() {
     let book = Book::load();
     let results = Results::new(&book.catalog, &book.outcomes, &book.stored);
     let mut wrong = Vec::new();
-    for (stage_name, kernel, want, why) in TABLE {
-        let stage = book.stage(stage_name);
-        let id = format!("exercise/reduction/{kernel}");
-        let (ok, words) = judged(stage, &id, &results, *want);
-        // The whole table, for `cargo test ... -- --nocapture`.
-        println!("{stage_name} | {kernel} | {want:?} | {words}");
-        if !ok {
-            wrong.push(format!(
-                "{stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"
-            ));
+    for (track, _, table) in TRACKS {
+        for (stage_name, kernel, want, why) in *table {
+            let stage = book.stage(track, stage_name);
+            let id = format!("exercise/{track}/{kernel}");
+            let (ok, words) = judged(stage, &id, &results, *want);
+            // The whole table, for `cargo test ... -- --nocapture`.
+            println!("{track} | {stage_name} | {kernel} | {want:?} | {words}");
+            if !ok {
+                wrong.push(format!(
+                    "{track} {stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"
+                ));
+            }
         }
     }
     assert!(
@@ -311,27 +400,29 @@ fn every_stage_judges_the_track_rightly() {
 
     // Coverage: each stage's starter, solution and pitfall kernels, and
     // every later stage's solution, have a row.
-    let names: Vec<String> = (1..=7).map(|k| format!("stage{k}")).collect();
-    for (k, name) in names.iter().enumerate() {
-        let stage = book.stage(name);
-        let mut ids = vec![stage.starter.id(), stage.solution.id()];
-        ids.extend(
-            stage
-                .pitfalls
-                .iter()
-                .filter_map(|p| p.kernel.as_ref().map(|k| k.id())),
-        );
-        ids.extend(
-            names[k + 1..]
-                .iter()
-                .map(|later| book.stage(later).solution.id()),
-        );
-        for id in ids {
-            let kernel = id.rsplit('/').next().unwrap();
-            assert!(
-                TABLE.iter().any(|(s, kk, _, _)| s == name && *kk == kernel),
-                "no row for {kernel} at {name}: add its intended verdict to TABLE"
+    for (track, stages, table) in TRACKS {
+        let names: Vec<String> = (1..=*stages).map(|k| format!("stage{k}")).collect();
+        for (k, name) in names.iter().enumerate() {
+            let stage = book.stage(track, name);
+            let mut ids = vec![stage.starter.id(), stage.solution.id()];
+            ids.extend(
+                stage
+                    .pitfalls
+                    .iter()
+                    .filter_map(|p| p.kernel.as_ref().map(|k| k.id())),
             );
+            ids.extend(
+                names[k + 1..]
+                    .iter()
+                    .map(|later| book.stage(track, later).solution.id()),
+            );
+            for id in ids {
+                let kernel = id.rsplit('/').next().unwrap();
+                assert!(
+                    table.iter().any(|(s, kk, _, _)| s == name && *kk == kernel),
+                    "no row for {kernel} at {track}/{name}: add its intended verdict to {track}'s table"
+                );
+            }
         }
     }
 }

@@ -399,10 +399,12 @@ pub fn shown(m: &Metric) -> String {
             if (m.value - whole as f64).abs() > 1e-9 {
                 grouped = format!("{:.2}", m.value);
             }
-            if unit.is_empty() {
-                grouped
-            } else {
-                format!("{grouped} {unit}")
+            // Nsight Compute's unit is singular (`sector`); a page reads
+            // `4 sectors per request`.
+            match unit {
+                "" => grouped,
+                "sector" if m.value != 1.0 => format!("{grouped} sectors"),
+                unit => format!("{grouped} {unit}"),
             }
         }
     }
@@ -553,6 +555,9 @@ mod tests {
         assert_eq!(shown(&m("ns", 921_632.0)), "921.6 µs");
         assert_eq!(shown(&m("inst", 134_217_728.0)), "134,217,728 inst");
         assert_eq!(shown(&m("", 30.0)), "30");
+        assert_eq!(shown(&m("sector", 2_097_152.0)), "2,097,152 sectors");
+        assert_eq!(shown(&m("sector", 31.99)), "31.99 sectors");
+        assert_eq!(shown(&m("sector", 1.0)), "1 sector");
         assert_eq!(shown(&m("byte", 1_073_741_824.0)), "1.07 GB");
     }
 }

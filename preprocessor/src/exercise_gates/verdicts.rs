@@ -30,8 +30,11 @@ enum Want {
 
 use Want::{Fail, Pass};
 
-/// (stage, kernel under `exercise/reduction/`, verdict, why).
-const TABLE: &[(&str, &str, Want, &str)] = &[
+/// A row: (stage, kernel under `exercise/TRACK/`, verdict, why).
+type Row = (&'static str, &'static str, Want, &'static str);
+
+/// The reduction track.
+const TABLE: &[Row] = &[
     (
         "stage1",
         "stage1_starter",
@@ -194,6 +197,59 @@ const TABLE: &[(&str, &str, Want, &str)] = &[
     ),
 ];
 
+/// The bank-conflicts track, from the profiles stored at 2^22 (every
+/// exercise kernel's) and the SASS listings' static shared memory.
+const BANK_CONFLICTS: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("profile_ratio"),
+        "its own baseline: 1.0 of its 520222194 conflicts",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "rows of 33 words: 0.00044 of the starter's conflicts, 28.8x",
+    ),
+    (
+        "stage1",
+        "stage1_pad2",
+        Fail("profile_ratio"),
+        "rows of 34 words, 2-way: 0.0327 of the starter's conflicts, over 0.01",
+    ),
+    (
+        "stage1",
+        "stage2_solution",
+        Pass,
+        "the swizzle: 0.00044 of the starter's conflicts, 28.8x",
+    ),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("sass"),
+        "the padded starter: 34816 B of static shared memory, over 34000",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "33792 B and 228211 conflicts, under 4194304",
+    ),
+    (
+        "stage2",
+        "stage2_unswizzled",
+        Fail("profile"),
+        "33792 B but 520220408 conflicts, 32-way",
+    ),
+    (
+        "stage2",
+        "stage1_starter",
+        Fail("profile"),
+        "33792 B but 520222194 conflicts, 32-way",
+    ),
+];
+
 /// The book in this repository, read as a frozen build reads it.
 struct Book {
     catalog: Catalog,
@@ -224,14 +280,14 @@ impl Book {
         }
     }
 
-    fn stage(&self, name: &str) -> &Stage {
+    fn stage(&self, track: &str, name: &str) -> &Stage {
         self.catalog
             .exercises
             .iter()
             .filter_map(|slot| slot.stage.as_ref().ok())
             .map(|kernels| &kernels.stage)
-            .find(|stage| stage.name == format!("reduction/{name}"))
-            .unwrap_or_else(|| panic!("no stage reduction/{name} on the book's pages"))
+            .find(|stage| stage.name == format!("{track}/{name}"))
+            .unwrap_or_else(|| panic!("no stage {track}/{name} on the book's pages"))
     }
 }
 
@@ -280,26 +336,23 @@ fn judged(stage: &Stage, id: &str, results: &Results<'_>, want: Want) -> (bool, 
     (ok, words)
 }
 
-// Every row of the table gets its verdict from the committed store: the
-// gates pass what makes each stage's change, starting from the stage's
-// own solution and including every later stage's, and fail each starter
-// and control for the reason the row gives. The table also covers every
-// stage, starter, solution and pitfall kernel of the track, so a stage or
-// control added without a row fails here.
-#[test]
-fn every_stage_judges_the_track_rightly() {
+/// Judges every row of `table` (track `track`, stages 1 to `stages`) from
+/// the committed store and checks that the table covers the track: each
+/// stage's starter, solution and pitfall kernels, and every later stage's
+/// solution, have a row.
+fn judge_track(track: &str, table: &[Row], stages: usize) {
     let book = Book::load();
     let results = Results::new(&book.catalog, &book.outcomes, &book.stored);
     let mut wrong = Vec::new();
-    for (stage_name, kernel, want, why) in TABLE {
-        let stage = book.stage(stage_name);
-        let id = format!("exercise/reduction/{kernel}");
+    for (stage_name, kernel, want, why) in table {
+        let stage = book.stage(track, stage_name);
+        let id = format!("exercise/{track}/{kernel}");
         let (ok, words) = judged(stage, &id, &results, *want);
         // The whole table, for `cargo test ... -- --nocapture`.
-        println!("{stage_name} | {kernel} | {want:?} | {words}");
+        println!("{track} | {stage_name} | {kernel} | {want:?} | {words}");
         if !ok {
             wrong.push(format!(
-                "{stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"
+                "{track} {stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"
             ));
         }
     }
@@ -309,11 +362,9 @@ fn every_stage_judges_the_track_rightly() {
         wrong.join("\n")
     );
 
-    // Coverage: each stage's starter, solution and pitfall kernels, and
-    // every later stage's solution, have a row.
-    let names: Vec<String> = (1..=7).map(|k| format!("stage{k}")).collect();
+    let names: Vec<String> = (1..=stages).map(|k| format!("stage{k}")).collect();
     for (k, name) in names.iter().enumerate() {
-        let stage = book.stage(name);
+        let stage = book.stage(track, name);
         let mut ids = vec![stage.starter.id(), stage.solution.id()];
         ids.extend(
             stage
@@ -324,14 +375,35 @@ fn every_stage_judges_the_track_rightly() {
         ids.extend(
             names[k + 1..]
                 .iter()
-                .map(|later| book.stage(later).solution.id()),
+                .map(|later| book.stage(track, later).solution.id()),
         );
         for id in ids {
             let kernel = id.rsplit('/').next().unwrap();
             assert!(
-                TABLE.iter().any(|(s, kk, _, _)| s == name && *kk == kernel),
-                "no row for {kernel} at {name}: add its intended verdict to TABLE"
+                table.iter().any(|(s, kk, _, _)| s == name && *kk == kernel),
+                "no row for {kernel} at {track}/{name}: add its intended verdict to the table"
             );
         }
     }
+}
+
+// Every row of the reduction table gets its verdict from the committed
+// store: the gates pass what makes each stage's change, starting from the
+// stage's own solution and including every later stage's, and fail each
+// starter and control for the reason the row gives. The table also covers
+// every stage, starter, solution and pitfall kernel of the track, so a
+// stage or control added without a row fails here.
+#[test]
+fn every_stage_judges_the_track_rightly() {
+    judge_track("reduction", TABLE, 7);
+}
+
+// The same for the bank-conflicts track: stage 1's conflict ratio fails
+// the starter and the even pad and passes both fixes; stage 2's static
+// shared memory fails the padded starter, its conflict count fails rows
+// of 32 words without the swizzle. A row that the store contradicts, or a
+// kernel of the track without a row, fails here.
+#[test]
+fn every_bank_conflicts_stage_judges_rightly() {
+    judge_track("bank-conflicts", BANK_CONFLICTS, 2);
 }

@@ -39,6 +39,7 @@ const TRACKS: &[(&str, usize, &[Row])] = &[
     ("reduction", 7, REDUCTION),
     ("coalescing", 2, COALESCING),
     ("transpose", 2, TRANSPOSE),
+    ("bank-conflicts", 2, BANK_CONFLICTS),
 ];
 
 /// The reduction track (src/exercise-reduction.md).
@@ -202,6 +203,59 @@ const REDUCTION: &[Row] = &[
         "stage7_solution",
         Pass,
         "0.957 of CUB's time, 1.031x over stage 6, four wide loads a trip",
+    ),
+];
+
+/// The bank-conflicts track, from the profiles stored at 2^22 (every
+/// exercise kernel's) and the SASS listings' static shared memory.
+const BANK_CONFLICTS: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("profile_ratio"),
+        "its own baseline: 1.0 of its 520222194 conflicts",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "rows of 33 words: 0.00044 of the starter's conflicts, 28.8x",
+    ),
+    (
+        "stage1",
+        "stage1_pad2",
+        Fail("profile_ratio"),
+        "rows of 34 words, 2-way: 0.0327 of the starter's conflicts, over 0.01",
+    ),
+    (
+        "stage1",
+        "stage2_solution",
+        Pass,
+        "the swizzle: 0.00044 of the starter's conflicts, 28.8x",
+    ),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("sass"),
+        "the padded starter: 34816 B of static shared memory, over 34000",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "33792 B and 228211 conflicts, under 4194304",
+    ),
+    (
+        "stage2",
+        "stage2_unswizzled",
+        Fail("profile"),
+        "33792 B but 520220408 conflicts, 32-way",
+    ),
+    (
+        "stage2",
+        "stage1_starter",
+        Fail("profile"),
+        "33792 B but 520222194 conflicts, 32-way",
     ),
 ];
 

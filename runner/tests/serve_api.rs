@@ -623,6 +623,43 @@ fn a_stage_lists_its_gates_unjudged() {
     assert!(!reply.json()["closest"].as_array().unwrap().is_empty());
 }
 
+// A stage runs the reader's text under the stage solution's header: the
+// solution's kernel (which the starter's launch plan does not name)
+// compiles and matches; the unchanged starter still runs, as the starter;
+// a kernel named neither way is a compile error naming the solution's.
+#[test]
+fn a_stage_runs_the_solution_plan_or_the_starter() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let server = Server::start(&root, &[]);
+    let body = |file: &str| {
+        let text =
+            std::fs::read_to_string(root.join("kernels/exercise/reduction").join(file)).unwrap();
+        text.split_once("+++*/")
+            .unwrap()
+            .1
+            .trim_start_matches('\n')
+            .to_owned()
+    };
+    let solution = body("stage2_solution.cu");
+    let starter = body("stage1_solution.cu");
+    for (what, text) in [("solution", &solution), ("starter", &starter)] {
+        let reply = server.run(&serde_json::json!({"stage": "reduction/stage2", "source": text}));
+        assert_eq!(reply.json()["outcome"], "no_gpu", "{what}: {}", reply.body);
+    }
+    let renamed = solution.replace("sum_atomic_each", "sum_renamed");
+    let reply = server.run(&serde_json::json!({"stage": "reduction/stage2", "source": renamed}));
+    let answer = reply.json();
+    assert_eq!(answer["outcome"], "compile_error", "{}", reply.body);
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            .contains("sum_atomic_each"),
+        "{}",
+        reply.body
+    );
+}
+
 // Without --compile-only on a machine without a GPU, the service does not
 // start, and says to use --compile-only. (Skipped where a GPU answers.)
 #[test]

@@ -228,7 +228,9 @@ impl Book {
             if let Origin::File { anchor, .. } = &mut runnable.origin {
                 *anchor = shown
                     .anchor()
-                    .filter(|a| runnable.text.contains(&format!("ANCHOR: {a}")))
+                    .filter(|a| {
+                        cuda_runner::source::shown_lines(&runnable.text, Some(a), "").is_ok()
+                    })
                     .map(str::to_owned);
             }
             runnable.stage = Some(kernels.stage.clone());

@@ -437,6 +437,7 @@ fn run_into(
     record.ceilings = Some(ceilings.clone());
     cost.ceilings_s = lap();
     if let Some(spec) = decl.transfer {
+        let mut phases = crate::transfer::Phases::default();
         let outcome = crate::transfer::run_sizes(
             &crate::transfer::Context {
                 ctx,
@@ -454,8 +455,11 @@ fn run_into(
             timer,
             record,
             samples_us,
+            &mut phases,
         );
-        cost.timing_s = lap();
+        cost.inputs_s = phases.inputs_s;
+        cost.checks_s = phases.checks_s;
+        cost.timing_s = (lap() - phases.inputs_s - phases.checks_s).max(0.0);
         return outcome.map_err(|e| match e {
             RunError::Launch(err) => {
                 Stop::new(Status::LaunchError, format!("the copy was refused: {err}"))

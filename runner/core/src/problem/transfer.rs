@@ -142,6 +142,40 @@ pub fn data(n: u64, seed: u64) -> Vec<u8> {
     bytes
 }
 
+/// The verdict on a copy: `got` (what came back, at most `n` bytes) against
+/// `want` (the source's first `n` bytes). Equal copies, the usual case,
+/// cost one `memcmp`.
+pub fn compare(want: &[u8], got: &[u8], n: usize) -> CheckOutcome {
+    let want = &want[..n];
+    if got.len() == n && want == got {
+        return CheckOutcome {
+            error: 0.0,
+            tolerance: 0.0,
+            pass: true,
+            detail: format!("all {n} bytes equal the source's"),
+        };
+    }
+    let wrong = want
+        .iter()
+        .zip(got)
+        .filter(|(a, b)| a != b)
+        .count()
+        .saturating_add(n - got.len());
+    let detail = match want.iter().zip(got).position(|(a, b)| a != b) {
+        None => format!("only {} of {n} bytes came back", got.len()),
+        Some(i) => format!(
+            "{wrong} of {n} bytes differ from the source's, the first at byte {i} (got {:#04x}, expected {:#04x})",
+            got[i], want[i]
+        ),
+    };
+    CheckOutcome {
+        error: wrong as f64 / n.max(1) as f64,
+        tolerance: 0.0,
+        pass: false,
+        detail,
+    }
+}
+
 /// Bytes as host data: 32-bit words, the last zero-padded (the form the
 /// check reads a copy in).
 pub fn host_data(bytes: &[u8]) -> HostData {
@@ -206,27 +240,7 @@ impl Problem for Transfer {
                 detail: "the copy was not read back".into(),
             };
         };
-        let got = &got[..n.min(got.len())];
-        let wrong = want
-            .iter()
-            .zip(got)
-            .filter(|(a, b)| a != b)
-            .count()
-            .saturating_add(n - got.len());
-        let detail = match want.iter().zip(got).position(|(a, b)| a != b) {
-            None if wrong == 0 => format!("all {n} bytes equal the source's"),
-            None => format!("only {} of {n} bytes came back", got.len()),
-            Some(i) => format!(
-                "{wrong} of {n} bytes differ from the source's, the first at byte {i} (got {:#04x}, expected {:#04x})",
-                got[i], want[i]
-            ),
-        };
-        CheckOutcome {
-            error: wrong as f64 / n.max(1) as f64,
-            tolerance: 0.0,
-            pass: wrong == 0,
-            detail,
-        }
+        compare(want, &got[..n.min(got.len())], n)
     }
 
     fn bytes(&self, instance: &Instance) -> u64 {

@@ -40,7 +40,16 @@ const TRACKS: &[(&str, usize, &[Row])] = &[
     ("coalescing", 2, COALESCING),
     ("transpose", 2, TRANSPOSE),
     ("bank-conflicts", 2, BANK_CONFLICTS),
+    ("histogram", 3, HISTOGRAM),
 ];
+
+/// Tracks whose kernels wait for their first measurement: their rows hold
+/// the intended verdicts, set from the code and the design, and a row
+/// whose gates wait for the GPU machine is printed as waiting instead of
+/// judged. A row with data is judged as any other. Take a track out of
+/// this list once the store holds its records, profiles and listings, so
+/// that a row left waiting fails again.
+const AWAITING_FIRST_MEASUREMENT: &[&str] = &["histogram"];
 
 /// The reduction track (src/exercise-reduction.md).
 const REDUCTION: &[Row] = &[
@@ -335,6 +344,73 @@ const TRANSPOSE: &[Row] = &[
     ),
 ];
 
+/// The histogram track (src/exercise-histogram.md), on skewed bytes; the
+/// verdicts are intended, not yet measured (AWAITING_FIRST_MEASUREMENT).
+const HISTOGRAM: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("sass"),
+        "one REDG per byte on the global bins, no shared-memory atomic",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "a histogram per block: ATOMS, and far faster than the starter",
+    ),
+    (
+        "stage1",
+        "stage1_wide_global",
+        Fail("sass"),
+        "wider loads, still every byte a global atomic: no ATOMS",
+    ),
+    ("stage1", "stage2_solution", Pass, "privatised, wider loads"),
+    (
+        "stage1",
+        "stage3_solution",
+        Pass,
+        "privatised, copies per lane",
+    ),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("sass"),
+        "the starter itself: one byte per load, no LDG.E.128",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "one LDG.E.128 per sixteen bytes",
+    ),
+    (
+        "stage2",
+        "stage2_byte_loads",
+        Fail("sass"),
+        "sixteen bytes a trip as sixteen LDG.E.U8",
+    ),
+    ("stage2", "stage3_solution", Pass, "two LDG.E.128 a trip"),
+    (
+        "stage3",
+        "stage2_solution",
+        Fail("profile_ratio"),
+        "the starter itself: its own conflicts, ratio 1",
+    ),
+    (
+        "stage3",
+        "stage3_solution",
+        Pass,
+        "every lane in a bank of its own: no bank conflicts",
+    ),
+    (
+        "stage3",
+        "stage3_per_warp",
+        Fail("profile_ratio"),
+        "a copy per warp keeps the lanes of a warp in one copy: the starter's conflicts",
+    ),
+];
+
 /// The book in this repository, read as a frozen build reads it.
 struct Book {
     catalog: Catalog,
@@ -390,6 +466,16 @@ fn kind_word(kind: &GateKind) -> &'static str {
     }
 }
 
+/// Whether some gate of `stage` waits for the GPU machine to judge `id`.
+fn waits(stage: &Stage, id: &str, results: &Results<'_>) -> bool {
+    stage.gates.iter().any(|g| {
+        matches!(
+            judge(&g.kind, id, stage, results),
+            Judged::NotMeasured(u) if u.waits
+        )
+    })
+}
+
 /// Whether `got` is what `want` asks, and the gates' verdicts in words.
 fn judged(stage: &Stage, id: &str, results: &Results<'_>, want: Want) -> (bool, String) {
     let verdicts: Vec<(&str, Judged)> = stage
@@ -439,6 +525,10 @@ fn every_stage_judges_the_track_rightly() {
             let (ok, words) = judged(stage, &id, &results, *want);
             // The whole table, for `cargo test ... -- --nocapture`.
             println!("{track} | {stage_name} | {kernel} | {want:?} | {words}");
+            if !ok && AWAITING_FIRST_MEASUREMENT.contains(track) && waits(stage, &id, &results) {
+                println!("  (waits for its first measurement)");
+                continue;
+            }
             if !ok {
                 wrong.push(format!(
                     "{track} {stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"

@@ -1,0 +1,13 @@
+/*+++
+problem = "histogram_u8_skewed"
+sizes = ["2^20", "2^24", "2^28"]
+# lane_offsets.cu's kernel and launch, on the skewed input.
+[[launch]]
+kernel = "hist_lane_offsets"
+grid = "min(ceil_div(n, 4096), sms * 6)"
+block = 256
+args = ["x", "bins", "n"]
++++*/
+
+// The kernel of lane_offsets.cu, unchanged; only the input differs.
+#include "lane_offsets.cu"

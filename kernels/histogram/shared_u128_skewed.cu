@@ -1,0 +1,13 @@
+/*+++
+problem = "histogram_u8_skewed"
+sizes = ["2^20", "2^24", "2^28"]
+# shared_u128.cu's kernel and launch, on the skewed input.
+[[launch]]
+kernel = "hist_shared_u128"
+grid = "min(ceil_div(n, 4096), sms * 8)"
+block = 256
+args = ["x", "bins", "n"]
++++*/
+
+// The kernel of shared_u128.cu, unchanged; only the input differs.
+#include "shared_u128.cu"

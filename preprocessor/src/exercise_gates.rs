@@ -360,7 +360,12 @@ fn source(id: &str, size: Dims, record: &Record) -> String {
     )
 }
 
-/// A profiler counter of `id`'s one kernel: value, as shown, and source.
+/// A profiler counter of `id`: value, as shown, and source. For an example
+/// of several kernels (several launches) a counter that counts, one whose
+/// Nsight Compute name ends in `.sum` (instructions, DRAM bytes, sectors,
+/// bank conflicts, time), is the sum over them, what the example as a
+/// whole did; a rate or an average of one kernel (`sm`, `dram`,
+/// `occupancy`, `ld_sectors_per_request`) has no such total and is refused.
 fn counter(
     id: &str,
     short: &str,
@@ -381,9 +386,24 @@ fn counter(
             cuda_measured_core::profile::shown(m),
             crate::artifacts::profile::title(&profile, &metric),
         )),
+        many if metric.ends_with(".sum") && many.iter().all(|(_, m)| m.unit == many[0].1.unit) => {
+            let total = cuda_measured_core::profile::Metric {
+                unit: many[0].1.unit.clone(),
+                value: many.iter().map(|(_, m)| m.value).sum(),
+            };
+            Ok((
+                total.value,
+                format!(
+                    "{} over {} kernels",
+                    cuda_measured_core::profile::shown(&total),
+                    many.len()
+                ),
+                crate::artifacts::profile::title(&profile, &metric),
+            ))
+        }
         many => Err(Unavailable {
             reason: format!(
-                "the profile of `{id}` has {} kernels with `{short}`: a gate reads an example of one kernel",
+                "the profile of `{id}` has {} kernels with `{short}`, a rate or average of each kernel with no total: a gate on an example of several kernels reads a counter that adds up (instructions, dram_read, dram_write, ld_sectors, st_sectors, bank_conflicts, time)",
                 many.len()
             ),
             waits: false,

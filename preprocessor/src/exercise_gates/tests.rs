@@ -328,3 +328,45 @@ fn a_shared_memory_gate_reads_the_listing() {
     let results = Results::new(&catalog, &outcomes, &stored);
     assert_eq!(words(&table(stage, &results).gates[1])[1], "waits");
 }
+
+// An example of several launches has a profile of several kernels: a
+// counter that adds up (instructions) is judged on its sum over them, so
+// a gate compares what two multi-launch examples did as a whole; a rate
+// of each kernel (SM throughput) has no total and is not judged.
+#[test]
+fn a_counter_of_several_kernels_is_their_sum() {
+    let book = Book::new(true);
+    book.store_profile("exercise/t/b", &book.key(0), 1.0, 1000.0);
+    let kernel = |name: &str, sm: f64, instructions: f64| {
+        serde_json::json!({"name": name, "block": "(256, 1, 1)", "grid": "(8, 1, 1)", "metrics": {
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed": {"unit": "%", "value": sm},
+            "smsp__inst_executed.sum": {"unit": "inst", "value": instructions}}})
+    };
+    let profile = serde_json::json!({
+        "schema": 1, "example": "exercise/t/c", "key": book.key(1), "n": 268435456,
+        "gpu": "NVIDIA H200", "tool": "ncu 2025.3", "measured_at": "2026-12-01T00:00:00Z",
+        "kernels": [kernel("first(float *)", 80.0, 300.0), kernel("second(float *)", 60.0, 100.0)]
+    });
+    book.write("results/profile/exercise/t/c/268435456.json", &profile);
+    let table = table(book.stage(), &book.results());
+    let gate = |needs: &str| {
+        table
+            .gates
+            .iter()
+            .find(|g| g.needs.starts_with(needs))
+            .unwrap_or_else(|| panic!("no gate {needs}"))
+    };
+    assert_eq!(
+        words(gate("instructions executed"))[1],
+        "passed 0.40×",
+        "400 of the starter's 1000"
+    );
+    let Judged::NotMeasured(why) = &gate("SM throughput").cells[1] else {
+        panic!("a rate of two kernels was judged")
+    };
+    assert!(
+        !why.waits && why.reason.contains("no total"),
+        "{}",
+        why.reason
+    );
+}

@@ -41,15 +41,105 @@ const TRACKS: &[(&str, usize, &[Row])] = &[
     ("transpose", 2, TRANSPOSE),
     ("bank-conflicts", 2, BANK_CONFLICTS),
     ("histogram", 3, HISTOGRAM),
+    ("scan", 4, SCAN),
 ];
 
-/// Tracks whose kernels wait for their first measurement: their rows hold
-/// the intended verdicts, set from the code and the design, and a row
-/// whose gates wait for the GPU machine is printed as waiting instead of
-/// judged. A row with data is judged as any other. Take a track out of
-/// this list once the store holds its records, profiles and listings, so
-/// that a row left waiting fails again.
-const AWAITING_FIRST_MEASUREMENT: &[&str] = &["histogram"];
+/// Tracks whose kernels wait for their first GPU session: until the lead
+/// measures and profiles them, a row is held only to what the store can
+/// say, a gate that waits for that session standing in for its verdict
+/// (a gate the store does judge must still judge as the row says). Remove
+/// a track from here once its records and profiles are committed.
+const WAITING: &[&str] = &["histogram", "scan"];
+
+/// The scan track (src/exercise-scan.md). Set before measuring, from the
+/// kernels' code: stage 1 against one thread, stage 2 on the instructions
+/// the shuffles save, stages 3 and 4 on the DRAM bytes each structure must
+/// move (scan-then-propagate writes y twice, reduce-then-scan reads x
+/// twice, the single pass reads and writes each once), stage 4 also on
+/// time, which the chained control's serial wait loses.
+const SCAN: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("speedup"),
+        "one thread: the starter itself, 1x",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "a block per tile of 1024, every SM at work",
+    ),
+    (
+        "stage1",
+        "stage1_race",
+        Fail("correct"),
+        "one shared buffer: a step reads what another thread of it writes",
+    ),
+    ("stage1", "stage2_solution", Pass, "every SM, faster tiles"),
+    (
+        "stage1",
+        "stage3_solution",
+        Pass,
+        "every SM, one write of y",
+    ),
+    ("stage1", "stage4_solution", Pass, "every SM, one pass"),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("profile_ratio"),
+        "the starter itself: ratio 1",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "shuffles in registers instead of ten rounds in shared memory",
+    ),
+    (
+        "stage2",
+        "stage3_solution",
+        Pass,
+        "shuffles, 16 elements a thread",
+    ),
+    (
+        "stage2",
+        "stage4_solution",
+        Pass,
+        "shuffles, 16 elements a thread, one pass",
+    ),
+    (
+        "stage3",
+        "stage2_solution",
+        Fail("profile_ratio"),
+        "the starter itself: y written twice, ratio 1",
+    ),
+    (
+        "stage3",
+        "stage3_solution",
+        Pass,
+        "y written once: half the starter's DRAM writes",
+    ),
+    ("stage3", "stage4_solution", Pass, "y written once"),
+    (
+        "stage4",
+        "stage3_solution",
+        Fail("profile_ratio"),
+        "the starter itself: x read twice, ratio 1",
+    ),
+    (
+        "stage4",
+        "stage4_solution",
+        Pass,
+        "x read once, the look-back decoupled from the chain of prefixes",
+    ),
+    (
+        "stage4",
+        "stage4_chained",
+        Fail("speedup"),
+        "x read once, but every tile waits for the one before it",
+    ),
+];
 
 /// The reduction track (src/exercise-reduction.md).
 const REDUCTION: &[Row] = &[
@@ -466,18 +556,16 @@ fn kind_word(kind: &GateKind) -> &'static str {
     }
 }
 
-/// Whether some gate of `stage` waits for the GPU machine to judge `id`.
-fn waits(stage: &Stage, id: &str, results: &Results<'_>) -> bool {
-    stage.gates.iter().any(|g| {
-        matches!(
-            judge(&g.kind, id, stage, results),
-            Judged::NotMeasured(u) if u.waits
-        )
-    })
-}
-
 /// Whether `got` is what `want` asks, and the gates' verdicts in words.
-fn judged(stage: &Stage, id: &str, results: &Results<'_>, want: Want) -> (bool, String) {
+/// For a track still `waiting` for its first GPU session, a gate that
+/// waits for it may stand where the row wants a verdict.
+fn judged(
+    stage: &Stage,
+    id: &str,
+    results: &Results<'_>,
+    want: Want,
+    waiting: bool,
+) -> (bool, String) {
     let verdicts: Vec<(&str, Judged)> = stage
         .gates
         .iter()
@@ -497,12 +585,14 @@ fn judged(stage: &Stage, id: &str, results: &Results<'_>, want: Want) -> (bool, 
         .collect::<Vec<_>>()
         .join("; ");
     let passed = |v: &Judged| matches!(v, Judged::Passed(..));
+    let waits = |v: &Judged| waiting && matches!(v, Judged::NotMeasured(u) if u.waits);
     let ok = match want {
-        Pass => verdicts.iter().all(|(_, v)| passed(v)),
-        Fail(kind) => verdicts
-            .iter()
-            .find(|(_, v)| !passed(v))
-            .is_some_and(|(k, v)| *k == kind && matches!(v, Judged::Failed(..))),
+        Pass => verdicts.iter().all(|(_, v)| passed(v) || waits(v)),
+        Fail(kind) => match verdicts.iter().find(|(_, v)| !passed(v)) {
+            Some((k, v)) if *k == kind && matches!(v, Judged::Failed(..)) => true,
+            Some((_, v)) => waits(v),
+            None => false,
+        },
     };
     (ok, words)
 }
@@ -522,13 +612,9 @@ fn every_stage_judges_the_track_rightly() {
         for (stage_name, kernel, want, why) in *table {
             let stage = book.stage(track, stage_name);
             let id = format!("exercise/{track}/{kernel}");
-            let (ok, words) = judged(stage, &id, &results, *want);
+            let (ok, words) = judged(stage, &id, &results, *want, WAITING.contains(track));
             // The whole table, for `cargo test ... -- --nocapture`.
             println!("{track} | {stage_name} | {kernel} | {want:?} | {words}");
-            if !ok && AWAITING_FIRST_MEASUREMENT.contains(track) && waits(stage, &id, &results) {
-                println!("  (waits for its first measurement)");
-                continue;
-            }
             if !ok {
                 wrong.push(format!(
                     "{track} {stage_name} / {kernel}: wanted {want:?} ({why}), got: {words}"

@@ -111,8 +111,8 @@ def draw():
         "banks. For matmul/vec, whose warp is 2 by 16 threads each reading 8 neighbouring columns, lanes 0 to 7 "
         "read every other float4 of B's row, two in each of 4 groups of banks.",
     )
-    svg.text(left, 14, "sgemm.cuh: a warp's 32 × 64 tile of C, shaded by lane (4 × 8 lanes, four 4 × 4 sub-tiles each)", size=11.5, weight="bold")
-    svg.text(left, 28, "outlined: lanes 0–7, one quarter-warp", size=10.5)
+    svg.text(left, 14, "sgemm.cuh: one warp's 32 × 64 tile of C, by lane", size=11.5, weight="bold")
+    svg.text(left, 28, "4 × 8 lanes, four 4 × 4 sub-tiles each; lanes 0–7 outlined", size=10.5)
     for (r, c), lane in sorted(owner.items()):
         svg.rect(left + c * cell, top + r * cell, cell, cell, fill=lane_colour(lane), fill_opacity=0.75)
     svg.open(fill="none", stroke="currentColor", stroke_width=1.4)
@@ -140,13 +140,13 @@ def draw():
 
     a_first = {sgemm_float4(lane)[0] for lane in range(QUARTER)}
     assert a_first == {0}, "a quarter-warp of sgemm.cuh reads one float4 of A"
-    row_of_float4(b_top, WM, "sgemm.cuh, a row of A's slice (the warp's 32 rows): lanes 0–7 read one float4", {0: "0–7"}, ORANGE)
+    row_of_float4(b_top, WM, "sgemm.cuh, A's slice, the warp's 32 rows: lanes 0–7", {0: "0–7"}, ORANGE)
     b_reads = {sgemm_float4(lane)[1]: f"g{bank_group(sgemm_float4(lane)[1])}" for lane in range(QUARTER)}
     assert len({bank_group(c) for c in b_reads}) == QUARTER, "8 float4 in 8 groups of banks"
-    row_of_float4(b_top + 46, WN, "sgemm.cuh, a row of B's slice (the warp's 64 columns): lanes 0–7, bank groups", b_reads, BLUE)
+    row_of_float4(b_top + 46, WN, "sgemm.cuh, B's slice, the warp's 64 columns: bank groups", b_reads, BLUE)
     v_reads = {vec_b_float4(lane): f"g{bank_group(vec_b_float4(lane))}" for lane in range(QUARTER)}
     assert len({bank_group(c) for c in v_reads}) == QUARTER // 2, "vec: 8 float4 in 4 groups of banks"
-    row_of_float4(b_top + 92, WN, "matmul/vec, a row of B's slice (first 64 columns): lanes 0–7, bank groups", v_reads, BLUE)
+    row_of_float4(b_top + 92, WN, "matmul/vec, B's slice, 64 columns: bank groups", v_reads, BLUE)
     return svg
 
 

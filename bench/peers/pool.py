@@ -58,6 +58,9 @@ def pool(lines):
                 "processes": len(runs),
             }
         )
+        # TFLOP/s of the line's own work, where it counts one (matmul_f32).
+        if first.get("flop"):
+            first["tflops"] = first["flop"] / (med * 1e-6) / 1e12 if med > 0 else None
         out.append(first)
     return out
 

@@ -42,6 +42,7 @@ const TRACKS: &[(&str, usize, &[Row])] = &[
     ("bank-conflicts", 2, BANK_CONFLICTS),
     ("histogram", 3, HISTOGRAM),
     ("scan", 4, SCAN),
+    ("matmul", 6, MATMUL),
 ];
 
 /// Tracks whose kernels wait for their first GPU session: until the lead
@@ -49,7 +50,7 @@ const TRACKS: &[(&str, usize, &[Row])] = &[
 /// say, a gate that waits for that session standing in for its verdict
 /// (a gate the store does judge must still judge as the row says). Remove
 /// a track from here once its records and profiles are committed.
-const WAITING: &[&str] = &["histogram", "scan"];
+const WAITING: &[&str] = &["histogram", "scan", "matmul"];
 
 /// The scan track (src/exercise-scan.md). Set before measuring, from the
 /// kernels' code: stage 1 against one thread, stage 2 on the instructions
@@ -138,6 +139,169 @@ const SCAN: &[Row] = &[
         "stage4_chained",
         Fail("speedup"),
         "x read once, but every tile waits for the one before it",
+    ),
+];
+
+/// The matmul track (src/exercise-matmul.md): each row says the intended
+/// verdict and the estimate it rests on (bench/tuning/matmul/claims.md).
+const MATMUL: &[Row] = &[
+    (
+        "stage1",
+        "stage1_starter",
+        Fail("profile_ratio"),
+        "its own baseline: ratio 1 of its load sectors",
+    ),
+    (
+        "stage1",
+        "stage1_solution",
+        Pass,
+        "about 5/33 of the starter's load sectors",
+    ),
+    (
+        "stage1",
+        "stage2_solution",
+        Pass,
+        "tiles: fewer sectors still",
+    ),
+    (
+        "stage1",
+        "stage3_solution",
+        Pass,
+        "fewer sectors still",
+    ),
+    (
+        "stage1",
+        "stage4_solution",
+        Pass,
+        "fewer sectors still",
+    ),
+    (
+        "stage1",
+        "stage5_solution",
+        Pass,
+        "fewer sectors still",
+    ),
+    (
+        "stage1",
+        "stage6_solution",
+        Pass,
+        "fewer sectors still",
+    ),
+    (
+        "stage2",
+        "stage1_solution",
+        Fail("profile_ratio"),
+        "the starter itself: ratio 1",
+    ),
+    (
+        "stage2",
+        "stage2_solution",
+        Pass,
+        "about 0.05 of the starter's load sectors",
+    ),
+    (
+        "stage2",
+        "stage3_solution",
+        Pass,
+        "64 x 64 tiles: fewer sectors",
+    ),
+    (
+        "stage2",
+        "stage4_solution",
+        Pass,
+        "128 x 128 tiles: fewer sectors",
+    ),
+    (
+        "stage2",
+        "stage5_solution",
+        Pass,
+        "128 x 128 tiles: fewer sectors",
+    ),
+    (
+        "stage2",
+        "stage6_solution",
+        Pass,
+        "128 x 128 tiles: fewer sectors",
+    ),
+    (
+        "stage3",
+        "stage2_solution",
+        Fail("profile_ratio"),
+        "the starter itself: ratio 1",
+    ),
+    (
+        "stage3",
+        "stage3_solution",
+        Pass,
+        "about 0.6 of the starter's instructions (SASS estimate)",
+    ),
+    (
+        "stage3",
+        "stage4_solution",
+        Pass,
+        "about 0.4 of them",
+    ),
+    ("stage3", "stage5_solution", Pass, "fewer still"),
+    ("stage3", "stage6_solution", Pass, "fewer still"),
+    (
+        "stage4",
+        "stage3_solution",
+        Fail("profile_ratio"),
+        "the starter itself: ratio 1",
+    ),
+    (
+        "stage4",
+        "stage4_solution",
+        Pass,
+        "about 0.65 of the starter's instructions (SASS estimate)",
+    ),
+    (
+        "stage4",
+        "stage5_solution",
+        Pass,
+        "fewer still: float4 loads",
+    ),
+    (
+        "stage4",
+        "stage6_solution",
+        Pass,
+        "fewer still: float4 loads",
+    ),
+    (
+        "stage5",
+        "stage4_solution",
+        Fail("sass"),
+        "no LDG.E.128: one float a load",
+    ),
+    (
+        "stage5",
+        "stage5_solution",
+        Pass,
+        "two LDG.E.128.CONSTANT in its fast path",
+    ),
+    (
+        "stage5",
+        "stage6_solution",
+        Pass,
+        "keeps the float4 loads",
+    ),
+    (
+        "stage6",
+        "stage5_solution",
+        Fail("profile_ratio"),
+        "the starter itself: ratio 1",
+    ),
+    (
+        "stage6",
+        "stage6_pad_only",
+        Fail("profile_ratio"),
+        "the reads of B keep their two-way conflicts: about 0.94 of the starter's",
+    ),
+    (
+        "stage6",
+        "stage6_solution",
+        Pass,
+        "no conflicts in its reads of A and B or its stores of A",
     ),
 ];
 

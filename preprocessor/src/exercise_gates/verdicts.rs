@@ -163,30 +163,10 @@ const MATMUL: &[Row] = &[
         Pass,
         "tiles: fewer sectors still",
     ),
-    (
-        "stage1",
-        "stage3_solution",
-        Pass,
-        "fewer sectors still",
-    ),
-    (
-        "stage1",
-        "stage4_solution",
-        Pass,
-        "fewer sectors still",
-    ),
-    (
-        "stage1",
-        "stage5_solution",
-        Pass,
-        "fewer sectors still",
-    ),
-    (
-        "stage1",
-        "stage6_solution",
-        Pass,
-        "fewer sectors still",
-    ),
+    ("stage1", "stage3_solution", Pass, "fewer sectors still"),
+    ("stage1", "stage4_solution", Pass, "fewer sectors still"),
+    ("stage1", "stage5_solution", Pass, "fewer sectors still"),
+    ("stage1", "stage6_solution", Pass, "fewer sectors still"),
     (
         "stage2",
         "stage1_solution",
@@ -235,12 +215,7 @@ const MATMUL: &[Row] = &[
         Pass,
         "about 0.6 of the starter's instructions (SASS estimate)",
     ),
-    (
-        "stage3",
-        "stage4_solution",
-        Pass,
-        "about 0.4 of them",
-    ),
+    ("stage3", "stage4_solution", Pass, "about 0.4 of them"),
     ("stage3", "stage5_solution", Pass, "fewer still"),
     ("stage3", "stage6_solution", Pass, "fewer still"),
     (
@@ -279,12 +254,7 @@ const MATMUL: &[Row] = &[
         Pass,
         "two LDG.E.128.CONSTANT in its fast path",
     ),
-    (
-        "stage5",
-        "stage6_solution",
-        Pass,
-        "keeps the float4 loads",
-    ),
+    ("stage5", "stage6_solution", Pass, "keeps the float4 loads"),
     (
         "stage6",
         "stage5_solution",

@@ -666,13 +666,24 @@ impl Book {
     }
 
     fn stage(&self, track: &str, name: &str) -> &Stage {
+        self.find_stage(track, name)
+            .unwrap_or_else(|| panic!("no stage {track}/{name} on the book's pages"))
+    }
+
+    fn find_stage(&self, track: &str, name: &str) -> Option<&Stage> {
         self.catalog
             .exercises
             .iter()
             .filter_map(|slot| slot.stage.as_ref().ok())
             .map(|kernels| &kernels.stage)
             .find(|stage| stage.name == format!("{track}/{name}"))
-            .unwrap_or_else(|| panic!("no stage {track}/{name} on the book's pages"))
+    }
+
+    /// A waiting track whose exercise page is still a draft (an entry of
+    /// SUMMARY.md without a file): it is not on the book's pages, so
+    /// there is nothing to judge until it is measured and published.
+    fn drafted(&self, track: &str) -> bool {
+        WAITING.contains(&track) && self.find_stage(track, "stage1").is_none()
     }
 }
 
@@ -743,6 +754,10 @@ fn every_stage_judges_the_track_rightly() {
     let results = Results::new(&book.catalog, &book.outcomes, &book.stored);
     let mut wrong = Vec::new();
     for (track, _, table) in TRACKS {
+        if book.drafted(track) {
+            println!("{track}: its page is a draft, waiting for its first measurement");
+            continue;
+        }
         for (stage_name, kernel, want, why) in *table {
             let stage = book.stage(track, stage_name);
             let id = format!("exercise/{track}/{kernel}");
@@ -765,6 +780,9 @@ fn every_stage_judges_the_track_rightly() {
     // Coverage: each stage's starter, solution and pitfall kernels, and
     // every later stage's solution, have a row.
     for (track, stages, table) in TRACKS {
+        if book.drafted(track) {
+            continue;
+        }
         let names: Vec<String> = (1..=*stages).map(|k| format!("stage{k}")).collect();
         for (k, name) in names.iter().enumerate() {
             let stage = book.stage(track, name);

@@ -24,8 +24,12 @@ pub struct Args {
     pub config: PathBuf,
     /// The peers were timed in the same measuring session as the book's
     /// records (the GPU session says so); pages then say "in one session".
-    #[arg(long)]
+    #[arg(long, conflicts_with = "two_sessions")]
     pub same_session: bool,
+    /// The peers were timed in another session than the book's records
+    /// (another GPU lease, perhaps another host); pages then say so.
+    #[arg(long)]
+    pub two_sessions: bool,
 }
 
 /// Reads the records, the peers' lines and their list, and prints the
@@ -37,6 +41,7 @@ pub fn execute(args: Args) -> Result<()> {
         peers,
         config,
         same_session,
+        two_sessions,
     } = args;
     let records = ours
         .iter()
@@ -57,7 +62,11 @@ pub fn execute(args: Args) -> Result<()> {
         .get(&problem)
         .with_context(|| format!("{} lists no peers for `{problem}`", config.display()))?;
     let mut report = cuda_runner::peers::combine(&problem, &records, &lines, entry)?;
-    report.one_session = same_session.then_some(true);
+    report.one_session = match (same_session, two_sessions) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
 }

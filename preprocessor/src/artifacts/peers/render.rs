@@ -351,10 +351,12 @@ pub fn peers_caption(report: &Report) -> String {
             parts.push(format!("{name} {v}"));
         }
     }
-    parts.push(if report.one_session == Some(true) {
-        "all timed with the book's cold method in one session".into()
-    } else {
-        "all timed with the book's cold method (not known to be in one session)".into()
+    parts.push(match report.one_session {
+        Some(true) => "all timed with the book's cold method in one session".into(),
+        Some(false) => {
+            "all timed with the book's cold method, ours and the peers in two sessions (their ratios compare two runs, perhaps two hosts)".into()
+        }
+        None => "all timed with the book's cold method (not known to be in one session)".into(),
     });
     parts.retain(|p| !p.is_empty());
     parts.join(" · ")
@@ -512,6 +514,9 @@ pub(super) mod tests {
             peers_caption(&report)
                 .ends_with("all timed with the book's cold method in one session")
         );
+        // Peers of another session say so.
+        report.one_session = Some(false);
+        assert!(peers_caption(&report).contains("ours and the peers in two sessions"));
         assert_eq!(ours_label(&report), "fast_reduce (ours)");
         assert!(
             stale_note("measured for an earlier version of r/a").starts_with(

@@ -5,7 +5,13 @@
 //! of the method's sampling), children started through the service's
 //! launcher, no shared data folder, one size, and inputs drawn from a seed
 //! taken from the OS for each request. Every timed run's answer is
-//! checked (`execute`'s `check_every_run`, on for the service's jobs). A
+//! checked (`execute`'s `check_every_run`, on for the service's jobs).
+//! A bandwidth-bound example is also timed at a guard size, a declared
+//! size whose bytes take many launch floors at the read ceiling
+//! ([`guard_size`]): a kernel that replays a remembered answer or skips
+//! its input is then faster than its bytes allow there by a wide margin
+//! and is refused as impossible, where at the quick size the margin can
+//! be a microsecond. A
 //! worker whose job faulted, timed out or failed to launch is given back
 //! by `workers`; [`Gpu::keep_warm`] starts its successor between
 //! requests.
@@ -16,6 +22,7 @@ use cuda_measured_core::declaration::Expectation;
 use cuda_measured_core::workers::keeps_worker;
 use cuda_runner::dims::Dims;
 use cuda_runner::example::Example;
+use cuda_runner::problem::Reports;
 use cuda_runner::record::{GpuFacts, Record};
 use cuda_runner::session::{Bench, Config, IsolatedBench};
 use std::sync::Mutex;
@@ -25,6 +32,12 @@ use std::time::Duration;
 /// The largest size a quick measurement runs at when the example has a
 /// size no larger (the 2^22).
 pub const QUICK_MAX_N: u64 = 1 << 22;
+
+/// The smallest and largest guard sizes (elements): at 2^24 four-byte
+/// elements, 64 MiB, read at the H200's ~4.5 TB/s take ~15 µs, five
+/// launch floors; at 2^26, ~60 µs, and the inputs drawn for the request
+/// stay a quarter of a GiB.
+pub const GUARD_N: std::ops::RangeInclusive<u64> = (1 << 24)..=(1 << 26);
 
 /// The GPU the service measures on.
 #[derive(Debug)]
@@ -101,8 +114,8 @@ impl Gpu {
     /// The reader's `example` measured quickly at one size within `limit`.
     pub fn measure(&self, runnable: &Runnable, example: &Example, limit: Duration) -> Record {
         let mut one = example.clone();
-        one.declaration.sizes = vec![quick_size(runnable, example)];
-        // The key of what was measured: the reader's code at this size.
+        one.declaration.sizes = quick_sizes(runnable, example);
+        // The key of what was measured: the reader's code at these sizes.
         let key_one = cuda_runner::key::example_key(&one);
         let seed = fresh_seed();
         let mut bench = self
@@ -126,7 +139,36 @@ pub fn fresh_seed() -> u64 {
         .unwrap_or_else(|_| rand::random())
 }
 
-/// The one size a quick measurement runs at: the stage's gate size for an
+/// The sizes a quick measurement runs at: [`quick_size`] first (the one
+/// the answer reports and the gates judge), then its [`guard_size`] if it
+/// has one.
+pub fn quick_sizes(runnable: &Runnable, example: &Example) -> Vec<Dims> {
+    let quick = quick_size(runnable, example);
+    std::iter::once(quick)
+        .chain(guard_size(example, quick))
+        .collect()
+}
+
+/// The guard size of a cold, bandwidth-bound example (its figure GB/s
+/// against the read or copy ceiling): its smallest declared size above
+/// `quick` within [`GUARD_N`]; none for other problems (a latency, FLOP or
+/// host-link figure, a warm problem), whose times the impossibility test
+/// does not judge.
+pub fn guard_size(example: &Example, quick: Dims) -> Option<Dims> {
+    let problem = example.declaration.resolve_problem()?;
+    if problem.warm() || !matches!(problem.reports(), Reports::Bandwidth(_)) {
+        return None;
+    }
+    example
+        .declaration
+        .sizes
+        .iter()
+        .filter(|d| d.n_value() > quick.n_value() && GUARD_N.contains(&d.n_value()))
+        .min_by_key(|d| d.n_value())
+        .copied()
+}
+
+/// The one size a quick measurement reports: the stage's gate size for an
 /// exercise (when the example declares it), else the first declared size
 /// at or below [`QUICK_MAX_N`], else the smallest declared size.
 pub fn quick_size(runnable: &Runnable, example: &Example) -> Dims {
@@ -142,4 +184,57 @@ pub fn quick_size(runnable: &Runnable, example: &Example) -> Dims {
         .or_else(|| sizes.iter().min_by_key(|d| d.n_value()))
         .copied()
         .expect("a resolved example declares at least one size")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn example(path: &str) -> Example {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        Example::from_file(&root, &root.join("kernels"), path, None, None).unwrap()
+    }
+
+    fn at(example: &Example, n: u64) -> Dims {
+        *example
+            .declaration
+            .sizes
+            .iter()
+            .find(|d| d.n_value() == n)
+            .unwrap()
+    }
+
+    // A reduction stage at 2^22 is also timed at its declared 2^26, where
+    // a replayed answer is far faster than its bytes allow.
+    #[test]
+    fn a_bandwidth_bound_example_gets_its_guard_size() {
+        let e = example("exercise/reduction/stage6_solution.cu");
+        assert_eq!(
+            guard_size(&e, at(&e, 1 << 22)).map(|d| d.n_value()),
+            Some(1 << 26)
+        );
+        let add = example("vector-add/add.cu");
+        assert_eq!(
+            guard_size(&add, at(&add, 1 << 20)).map(|d| d.n_value()),
+            Some(1 << 24),
+            "the smallest size in the guard range"
+        );
+    }
+
+    // No guard where the impossibility test cannot judge (a latency
+    // figure), or where nothing larger is declared.
+    #[test]
+    fn no_guard_without_a_bandwidth_figure_or_a_larger_size() {
+        let chase = example("memory-hierarchy/chase.cu");
+        let smallest = *chase
+            .declaration
+            .sizes
+            .iter()
+            .min_by_key(|d| d.n_value())
+            .unwrap();
+        assert_eq!(guard_size(&chase, smallest), None);
+        let add = example("vector-add/add.cu");
+        assert_eq!(guard_size(&add, at(&add, 1 << 26)), None);
+    }
 }

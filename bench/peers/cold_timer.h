@@ -365,6 +365,18 @@ int arg_int(int argc, char** argv, const char* name, int fallback) {
     return fallback;
 }
 
+// --min-log2 / --max-log2 (defaults `min_default` and 30) into the two;
+// false, having said why, unless 1 <= min <= max <= 30.
+bool log2_range(int argc, char** argv, int min_default, int& min_log2, int& max_log2) {
+    min_log2 = arg_int(argc, argv, "--min-log2", min_default);
+    max_log2 = arg_int(argc, argv, "--max-log2", 30);
+    if (min_log2 < 1 || max_log2 > 30 || min_log2 > max_log2) {
+        std::fprintf(stderr, "sizes must satisfy 1 <= --min-log2 <= --max-log2 <= 30\n");
+        return false;
+    }
+    return true;
+}
+
 // --processes P (at least 1): this process takes 1/P of the GPU time,
 // time-out and sample cap (the runner's Policy::share, method::share).
 // Call once, before any sampling. Returns P.

@@ -132,14 +132,10 @@ void bench_cub(Timer& tm, const char* impl, const char* num_items_type, const fl
 }  // namespace
 
 int main(int argc, char** argv) {
-    const int min_log2 = arg_int(argc, argv, "--min-log2", 24);
-    const int max_log2 = arg_int(argc, argv, "--max-log2", 30);
+    int min_log2 = 0, max_log2 = 0;
+    if (!log2_range(argc, argv, 24, min_log2, max_log2)) return 2;
     const uint64_t seed = static_cast<uint64_t>(arg_int(argc, argv, "--seed", 1));
     const int processes = take_share(argc, argv);
-    if (min_log2 < 1 || max_log2 > 30 || min_log2 > max_log2) {
-        std::fprintf(stderr, "sizes must satisfy 1 <= --min-log2 <= --max-log2 <= 30\n");
-        return 2;
-    }
 
     Timer tm;
     const Device dev = open_device(tm);

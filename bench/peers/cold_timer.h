@@ -1,12 +1,15 @@
 // The cold method of the peer benchmarks in C++, as the runner has it
 // (runner/src/measure.rs): the blocking kernel, the L2 flush, the events,
-// NVML clocks and the stop rule (method.h), plus the JSON and version
-// helpers and the counter-based input generator the CUB programs share
-// (cub_sum.cu, cub_scan.cu). Each program is one translation unit that
-// includes this header once, so its definitions live in an anonymous
-// namespace as they did inside cub_sum.cu.
+// NVML clocks and the stop rule (method.h), plus what the CUB programs
+// (cub_sum.cu, cub_scan.cu, cub_histogram.cu) otherwise each wrote again:
+// the JSON and version helpers, the counter-based input generator, the
+// budget share of --processes, the device's context and meta line, and a
+// result line's timing fields and progress line. Each program is one
+// translation unit that includes this header once, so its definitions live
+// in an anonymous namespace as they did inside cub_sum.cu.
 #pragma once
 
+#include <cub/version.cuh>
 #include <cuda_runtime.h>
 
 #include "method.h"
@@ -221,6 +224,16 @@ struct Timer {
         return {double(ms) * 1000.0, timed_out};
     }
 
+    // One untimed call before the warm-up (with lazy module loading the first
+    // launch of a CUB kernel may wait for the context, i.e. for the
+    // blocker), then the cold samples.
+    template <class Reset, class Work>
+    Samples first_then_cold(Reset reset, Work work) {
+        CHECK(work(stream));
+        CHECK(cudaStreamSynchronize(stream));
+        return cold(reset, work);
+    }
+
     // Warm-up, then adaptive sampling with the runner's stop rules.
     template <class Reset, class Work>
     Samples cold(Reset reset, Work work) {
@@ -268,6 +281,29 @@ inline uint64_t splitmix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+// fn(begin, end) over disjoint chunks of [0, n), one chunk a host thread (at
+// most 64): counter-based inputs and their references fill independently.
+template <class Fn>
+void host_chunks(size_t n, Fn fn) {
+    unsigned threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+    size_t chunk = (n + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+        size_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
+        pool.emplace_back([=] { fn(begin, end); });
+    }
+    for (auto& th : pool) th.join();
+}
+
+// A device copy of host[0, n), for one size's input.
+template <class T>
+T* device_copy(const T* host, size_t n) {
+    T* d = nullptr;
+    CHECK(cudaMalloc(&d, n * sizeof(T)));
+    CHECK(cudaMemcpy(d, host, n * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
 }
 
 // ---------------------------------------------------------------------------
@@ -327,6 +363,115 @@ int arg_int(int argc, char** argv, const char* name, int fallback) {
     for (int i = 1; i + 1 < argc; ++i)
         if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
     return fallback;
+}
+
+// --min-log2 / --max-log2 (defaults `min_default` and 30) into the two;
+// false, having said why, unless 1 <= min <= max <= 30.
+bool log2_range(int argc, char** argv, int min_default, int& min_log2, int& max_log2) {
+    min_log2 = arg_int(argc, argv, "--min-log2", min_default);
+    max_log2 = arg_int(argc, argv, "--max-log2", 30);
+    if (min_log2 < 1 || max_log2 > 30 || min_log2 > max_log2) {
+        std::fprintf(stderr, "sizes must satisfy 1 <= --min-log2 <= --max-log2 <= 30\n");
+        return false;
+    }
+    return true;
+}
+
+// --processes P (at least 1): this process takes 1/P of the GPU time,
+// time-out and sample cap (the runner's Policy::share, method::share).
+// Call once, before any sampling. Returns P.
+int take_share(int argc, char** argv) {
+    const int processes = std::max(1, arg_int(argc, argv, "--processes", 1));
+    kMinGpuS /= processes;
+    kTimeoutS /= processes;
+    kMaxSamples = std::max(kMinSamples, kMaxSamples / size_t(processes));
+    return processes;
+}
+
+// ---------------------------------------------------------------------------
+// The device: device 0 as the runner measures it, its context created
+// before anything is timed, the timer on it, and what the meta line says of
+// it.
+
+struct Device {
+    cudaDeviceProp prop{};
+    int l2 = 0, sms = 0, clock_khz = 0, runtime = 0, driver_api = 0;
+    std::string driver;  // the kernel module's version, else NVML's, else the CUDA driver API's
+};
+
+Device open_device(Timer& tm) {
+    Device d;
+    const int device = 0;  // the runner measures device 0
+    CHECK(cudaSetDevice(device));
+    CHECK(cudaFree(nullptr));  // create the context before anything is timed
+    CHECK(cudaGetDeviceProperties(&d.prop, device));
+    CHECK(cudaDeviceGetAttribute(&d.l2, cudaDevAttrL2CacheSize, device));
+    CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device));
+    CHECK(cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, device));
+    CHECK(cudaRuntimeGetVersion(&d.runtime));
+    CHECK(cudaDriverGetVersion(&d.driver_api));
+
+    tm.init(static_cast<size_t>(d.l2), d.clock_khz / 1000.0);
+
+    d.driver = kernel_driver_version();
+    if (d.driver.empty() && tm.nvml.driver_version != nullptr) {
+        char buf[96] = {0};
+        if (tm.nvml.driver_version(buf, sizeof buf) == 0) d.driver = buf;
+    }
+    if (d.driver.empty()) d.driver = "CUDA " + version_string(d.driver_api);
+    return d;
+}
+
+// The meta line: {"impl":"meta", then `head` (the source, the problem), the
+// device, versions, flush and seed fields every CUB program writes, `tail`
+// (fields of one program, each followed by a comma), and the method.
+void print_meta(const std::string& head, const Device& d, const Timer& tm, uint64_t seed,
+                int processes, const std::string& tail = "") {
+    std::string line = "{\"impl\":\"meta\"," + head + ",\"gpu\":" + json_str(d.prop.name) +
+                       ",\"compute_capability\":\"" + std::to_string(d.prop.major) + "." +
+                       std::to_string(d.prop.minor) + "\",\"sm_count\":" + std::to_string(d.sms) +
+                       ",\"l2_bytes\":" + std::to_string(d.l2) +
+                       ",\"default_sm_clock_mhz\":" + json_num(d.clock_khz / 1000.0) +
+                       ",\"driver\":" + json_str(d.driver) +
+                       ",\"cuda_driver_api\":" + json_str(version_string(d.driver_api)) +
+                       ",\"cuda_runtime\":" + json_str(version_string(d.runtime)) +
+                       ",\"nvcc\":\"" + std::to_string(__CUDACC_VER_MAJOR__) + "." +
+                       std::to_string(__CUDACC_VER_MINOR__) + "\",\"cub_version\":" +
+                       std::to_string(CUB_VERSION) + ",\"flush_bytes\":" +
+                       std::to_string(tm.flush_bytes) + ",\"nvml_clocks\":" +
+                       (tm.nvml.clock_info != nullptr ? "true" : "false") +
+                       ",\"seed\":" + std::to_string(static_cast<unsigned long long>(seed)) +
+                       ",\"processes\":" + std::to_string(processes) + "," + tail +
+                       "\"method\":\"cold: reset, L2 flush memset, blocker, events; runner POLICY\"}\n";
+    std::fputs(line.c_str(), stdout);
+    std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------
+// A result line's timing fields, "median_us" to "gb_per_s" (`bytes` over the
+// median), as every CUB program writes them between its own fields.
+
+std::string timing_fields(const Samples& s, double bytes) {
+    const double med = median(s.times_us);
+    // No sample is kept only if every one was throttled until the 12 s cut-off.
+    double mn = s.times_us.empty() ? NAN : *std::min_element(s.times_us.begin(), s.times_us.end());
+    double mx = s.times_us.empty() ? NAN : *std::max_element(s.times_us.begin(), s.times_us.end());
+    return "\"median_us\":" + json_num(med) + ",\"min_us\":" + json_num(mn) +
+           ",\"max_us\":" + json_num(mx) + ",\"samples\":" + std::to_string(s.times_us.size()) +
+           ",\"rel_spread\":" + json_num(rel_stdev(s.times_us)) +
+           ",\"noisy\":" + (s.noisy ? "true" : "false") +
+           ",\"throttled\":" + std::to_string(s.throttled) +
+           ",\"blocker_timeouts\":" + std::to_string(s.blocker_timeouts) +
+           ",\"sm_clock_mhz\":" + json_num(s.sm_clock_mhz) +
+           ",\"gb_per_s\":" + json_num(bytes / (med * 1e-6) / 1e9);
+}
+
+// After a result line: flush it, and say on stderr what it was.
+void report(const char* impl, int64_t n, const Samples& s, bool pass) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "  %-8s n=2^%d  median %.2f us  (%zu samples%s)  %s\n", impl,
+                 int(std::lround(std::log2(double(n)))), median(s.times_us), s.times_us.size(),
+                 s.noisy ? ", noisy" : "", pass ? "pass" : "FAIL");
 }
 
 }  // namespace

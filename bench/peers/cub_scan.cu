@@ -28,19 +28,12 @@ namespace {
 // 2 (k 2^-24) - 1 for a 24-bit k, exactly representable. A scan's time
 // does not depend on the values.
 void fill_signed(float* x, size_t n, uint64_t seed) {
-    unsigned threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
-    size_t chunk = (n + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-        size_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
-        pool.emplace_back([=] {
-            for (size_t i = begin; i < end; ++i) {
-                uint64_t k = splitmix64(seed + i) >> 40;  // 24 bits
-                x[i] = float(k) * 0x1p-23f - 1.0f;
-            }
-        });
-    }
-    for (auto& th : pool) th.join();
+    host_chunks(n, [=](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+            uint64_t k = splitmix64(seed + i) >> 40;  // 24 bits
+            x[i] = float(k) * 0x1p-23f - 1.0f;
+        }
+    });
 }
 
 // The worst |y - ref| / s over all elements, with float64 prefix sums of x
@@ -109,11 +102,7 @@ void bench_cub(Timer& tm, const char* impl, const char* num_items_type, const fl
         return cub::DeviceScan::InclusiveSum(d_temp, temp_bytes, d_in, d_out, num_items, s);
     };
 
-    // One untimed call before the warm-up (lazy module loading).
-    CHECK(work(tm.stream));
-    CHECK(cudaStreamSynchronize(tm.stream));
-
-    Samples s = tm.cold(reset, work);
+    Samples s = tm.first_then_cold(reset, work);
 
     CHECK(cudaMemsetAsync(d_out, 0xFF, size_t(n) * sizeof(float), tm.stream));  // NaN never passes
     CHECK(work(tm.stream));
@@ -125,28 +114,16 @@ void bench_cub(Timer& tm, const char* impl, const char* num_items_type, const fl
     auto [error, worst_i] = scan_error(host_in, got.get(), size_t(n));
     double tolerance = 4.0 * std::sqrt(double(n)) * 0x1p-24;
     bool pass = error <= tolerance;
-    double med = median(s.times_us);
-    double mn = s.times_us.empty() ? NAN : *std::min_element(s.times_us.begin(), s.times_us.end());
-    double mx = s.times_us.empty() ? NAN : *std::max_element(s.times_us.begin(), s.times_us.end());
     const double bytes = 8.0 * double(n);  // x read once, y written once
 
     std::printf(
-        "{\"impl\":%s,\"n\":%lld,\"num_items_type\":%s,\"bytes\":%.0f,\"median_us\":%s,"
-        "\"min_us\":%s,\"max_us\":%s,\"samples\":%zu,\"rel_spread\":%s,\"noisy\":%s,"
-        "\"throttled\":%d,\"blocker_timeouts\":%d,\"sm_clock_mhz\":%s,\"gb_per_s\":%s,"
-        "\"error\":%s,\"worst_index\":%zu,\"tolerance\":%s,\"pass\":%s,\"temp_bytes\":%zu,"
-        "\"times_us\":%s}\n",
+        "{\"impl\":%s,\"n\":%lld,\"num_items_type\":%s,\"bytes\":%.0f,%s,\"error\":%s,"
+        "\"worst_index\":%zu,\"tolerance\":%s,\"pass\":%s,\"temp_bytes\":%zu,\"times_us\":%s}\n",
         json_str(impl).c_str(), static_cast<long long>(n), json_str(num_items_type).c_str(), bytes,
-        json_num(med).c_str(), json_num(mn).c_str(), json_num(mx).c_str(), s.times_us.size(),
-        json_num(rel_stdev(s.times_us)).c_str(), s.noisy ? "true" : "false", s.throttled,
-        s.blocker_timeouts, json_num(s.sm_clock_mhz).c_str(),
-        json_num(bytes / (med * 1e-6) / 1e9).c_str(), json_num(error).c_str(), worst_i,
+        timing_fields(s, bytes).c_str(), json_num(error).c_str(), worst_i,
         json_num(tolerance).c_str(), pass ? "true" : "false", temp_bytes,
         json_array(s.times_us).c_str());
-    std::fflush(stdout);
-    std::fprintf(stderr, "  %-8s n=2^%d  median %.2f us  (%zu samples%s)  %s\n", impl,
-                 int(std::lround(std::log2(double(n)))), med, s.times_us.size(),
-                 s.noisy ? ", noisy" : "", pass ? "pass" : "FAIL");
+    report(impl, n, s, pass);
 
     CHECK(cudaFree(d_temp));
     CHECK(cudaFree(d_out));
@@ -155,54 +132,14 @@ void bench_cub(Timer& tm, const char* impl, const char* num_items_type, const fl
 }  // namespace
 
 int main(int argc, char** argv) {
-    const int min_log2 = arg_int(argc, argv, "--min-log2", 24);
-    const int max_log2 = arg_int(argc, argv, "--max-log2", 30);
+    int min_log2 = 0, max_log2 = 0;
+    if (!log2_range(argc, argv, 24, min_log2, max_log2)) return 2;
     const uint64_t seed = static_cast<uint64_t>(arg_int(argc, argv, "--seed", 1));
-    const int processes = std::max(1, arg_int(argc, argv, "--processes", 1));
-    kMinGpuS /= processes;
-    kTimeoutS /= processes;
-    kMaxSamples = std::max(kMinSamples, kMaxSamples / size_t(processes));
-    if (min_log2 < 1 || max_log2 > 30 || min_log2 > max_log2) {
-        std::fprintf(stderr, "sizes must satisfy 1 <= --min-log2 <= --max-log2 <= 30\n");
-        return 2;
-    }
-
-    const int device = 0;  // the runner measures device 0
-    CHECK(cudaSetDevice(device));
-    CHECK(cudaFree(nullptr));
-    cudaDeviceProp prop{};
-    CHECK(cudaGetDeviceProperties(&prop, device));
-    int l2 = 0, sms = 0, clock_khz = 0, runtime = 0, driver_api = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-    CHECK(cudaRuntimeGetVersion(&runtime));
-    CHECK(cudaDriverGetVersion(&driver_api));
+    const int processes = take_share(argc, argv);
 
     Timer tm;
-    tm.init(static_cast<size_t>(l2), clock_khz / 1000.0);
-
-    std::string driver = kernel_driver_version();
-    if (driver.empty() && tm.nvml.driver_version != nullptr) {
-        char buf[96] = {0};
-        if (tm.nvml.driver_version(buf, sizeof buf) == 0) driver = buf;
-    }
-    if (driver.empty()) driver = "CUDA " + version_string(driver_api);
-
-    std::printf(
-        "{\"impl\":\"meta\",\"source\":\"cub_scan.cu\",\"problem\":\"scan_f32\",\"gpu\":%s,"
-        "\"compute_capability\":\"%d.%d\",\"sm_count\":%d,\"l2_bytes\":%d,"
-        "\"default_sm_clock_mhz\":%s,\"driver\":%s,\"cuda_driver_api\":%s,\"cuda_runtime\":%s,"
-        "\"nvcc\":\"%d.%d\",\"cub_version\":%d,\"flush_bytes\":%zu,\"nvml_clocks\":%s,"
-        "\"seed\":%llu,\"processes\":%d,"
-        "\"method\":\"cold: reset, L2 flush memset, blocker, events; runner POLICY\"}\n",
-        json_str(prop.name).c_str(), prop.major, prop.minor, sms, l2,
-        json_num(clock_khz / 1000.0).c_str(), json_str(driver).c_str(),
-        json_str(version_string(driver_api)).c_str(), json_str(version_string(runtime)).c_str(),
-        __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, CUB_VERSION, tm.flush_bytes,
-        tm.nvml.clock_info != nullptr ? "true" : "false", static_cast<unsigned long long>(seed),
-        processes);
-    std::fflush(stdout);
+    const Device dev = open_device(tm);
+    print_meta("\"source\":\"cub_scan.cu\",\"problem\":\"scan_f32\"", dev, tm, seed, processes);
 
     const size_t nmax = size_t(1) << max_log2;
     std::fprintf(stderr, "cub_scan: generating %zu floats on the host\n", nmax);
@@ -211,9 +148,7 @@ int main(int argc, char** argv) {
 
     for (int e = min_log2; e <= max_log2; e += 2) {
         const size_t n = size_t(1) << e;
-        float* d_in = nullptr;
-        CHECK(cudaMalloc(&d_in, n * sizeof(float)));
-        CHECK(cudaMemcpy(d_in, host.get(), n * sizeof(float), cudaMemcpyHostToDevice));
+        float* d_in = device_copy(host.get(), n);
         bench_cub<int64_t>(tm, "cub", "int64", d_in, host.get(), static_cast<int64_t>(n));
         bench_cub<int>(tm, "cub_i32", "int32", d_in, host.get(), static_cast<int64_t>(n));
         CHECK(cudaFree(d_in));

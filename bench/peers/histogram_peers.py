@@ -32,8 +32,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import python_peers  # noqa: E402
-from python_peers import emit, kernel_driver_version, median, rel_stdev, version_string  # noqa: E402
+import python_peers as pp  # noqa: E402
+from python_peers import emit  # noqa: E402
 
 PROBLEMS = ("histogram_u8", "histogram_u8_skewed")
 DEFAULT_SIZES = "20,24,28"
@@ -73,83 +73,43 @@ def describe(problem):
     return "torch.randint(0, 256) uint8"
 
 
-class UnblockedTimer(python_peers.Timer):
+class UnblockedTimer(pp.Timer):
     """The Timer's cold sample without the blocking kernel, for work that
     synchronises inside the call: reset, flush, start, work, stop, sync."""
 
     def one_cold(self, work):
         self.reset()
-        self.flush_value = (self.flush_value + 1) & 0xFF
-        self.rt.memsetAsync(self.flush.data.ptr, self.flush_value, self.flush_bytes, self.stream.ptr)
-        self.start.record(self.stream)
-        work()
-        self.stop.record(self.stream)
-        self.stream.synchronize()
-        return self.cp.cuda.get_elapsed_time(self.start, self.stop) * 1000.0, False
+        return self.one_unblocked(work)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problem", required=True, choices=PROBLEMS)
     ap.add_argument("--sizes", default=DEFAULT_SIZES)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--processes", type=int, default=1)
-    args = ap.parse_args()
-    processes = python_peers.set_processes(args.processes)
-    meta = {"impl": "meta", "source": "histogram_peers.py", "problem": args.problem,
-            "python": sys.version.split()[0], "processes": processes}
-    try:
-        import numpy as np
-        import cupy as cp
-        import torch
-    except Exception as e:
-        meta["error"] = f"import failed: {e}"
-        emit(meta)
-        print(f"histogram_peers: {meta['error']}; nothing timed", file=sys.stderr)
+    args = pp.parse_args(ap)
+    meta = pp.meta_line("histogram_peers.py", args.processes, problem=args.problem)
+    gpu = pp.open_gpu(meta, "histogram_peers", timer_class=UnblockedTimer)
+    if gpu is None:
         return 1
-
-    device = 0  # the runner measures device 0
-    cp.cuda.Device(device).use()
-    rt = cp.cuda.runtime
-    timer = UnblockedTimer(cp, np, device)
-    torch.cuda.init()
-    ext = torch.cuda.ExternalStream(timer.stream.ptr)
-    meta.update(
-        {
-            "gpu": torch.cuda.get_device_name(device),
-            "l2_bytes": timer.l2_bytes,
-            "default_sm_clock_mhz": timer.default_clock_mhz,
-            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
-            "cuda_driver_api": version_string(rt.driverGetVersion()),
-            "cuda_runtime": version_string(rt.runtimeGetVersion()),
-            "cupy": cp.__version__,
-            "torch": torch.__version__,
-            "torch_cuda": torch.version.cuda,
-            "flush_bytes": timer.flush_bytes,
-            "nvml_clocks": timer.nvml.lib is not None,
-            "seed": args.seed,
-            "input": describe(args.problem),
-            "method": "cold: reset, L2 flush memset, events, no blocker (bincount synchronises); runner POLICY",
-        }
-    )
+    _, cp, torch, timer, ext = gpu
+    meta.update({
+        **pp.torch_meta(timer, cp, torch),
+        **pp.method_meta(timer, args.seed, input=describe(args.problem),
+                         method="cold: reset, L2 flush memset, events, no blocker (bincount synchronises); runner POLICY"),
+    })
     emit(meta)
     status = 0
-    try:
-        with timer.stream, torch.cuda.stream(ext):
-            assert torch.cuda.current_stream().cuda_stream == timer.stream.ptr, "torch is on another stream"
-            for n in sizes_of(args.sizes):
-                x = draw(torch, args.problem, n, args.seed)
-                want = torch.bincount(x.cpu(), minlength=BINS)
-                try:
-                    run_one(timer, torch, x, n, want)
-                except Exception as ex:
-                    status = 1
-                    emit({"impl": "torch_bincount", "n": n, "failure": f"{type(ex).__name__}: {ex}"[:500],
-                          "times_us": []})
-                del x
-                torch.cuda.empty_cache()
-    finally:
-        timer.close()
+    with pp.on_timer_stream(timer, torch, ext):
+        for n in sizes_of(args.sizes):
+            x = draw(torch, args.problem, n, args.seed)
+            want = torch.bincount(x.cpu(), minlength=BINS)
+            try:
+                run_one(timer, torch, x, n, want)
+            except Exception as ex:
+                status = 1
+                emit(pp.failed(ex, impl="torch_bincount", n=n))
+            del x
+            torch.cuda.empty_cache()
     return status
 
 
@@ -159,45 +119,25 @@ def run_one(timer, torch, x, n, want):
     def work():
         holder[0] = torch.bincount(x, minlength=BINS)
 
-    # One untimed call before the warm-up: lazy module loading and the
-    # first allocation from the caching pool stay out of the samples.
-    work()
-    timer.stream.synchronize()
-    s = timer.cold(work)
-    timer.stream.synchronize()
+    s = timer.first_then_cold(work)
     got = holder[0].cpu()
     wrong = int((got != want).sum()) if got.shape == want.shape else BINS
     passed = wrong == 0
-    times = s["times"]
-    med = median(times)
     b = bytes_moved(n)
     emit(
         {
             "impl": "torch_bincount",
             "n": n,
             "bytes": b,
-            "median_us": med,
-            "min_us": min(times) if times else None,
-            "max_us": max(times) if times else None,
-            "samples": len(times),
-            "rel_spread": rel_stdev(times),
-            "noisy": s["noisy"],
-            "throttled": s["throttled"],
-            "blocker_timeouts": s["blocker_timeouts"],
-            "sm_clock_mhz": s["sm_clock_mhz"],
-            "gb_per_s": b / (med * 1e-6) / 1e9 if med > 0 else None,
+            **pp.timing_fields(s, b),
             "wrong_bins": wrong,
             "error": wrong / BINS,
             "tolerance": 0.0,
             "pass": passed,
-            "times_us": times,
+            "times_us": s["times"],
         }
     )
-    print(
-        f"  torch_bincount  n=2^{n.bit_length() - 1}  median {med:.2f} us  ({len(times)} samples"
-        f"{', noisy' if s['noisy'] else ''})  {'pass' if passed else 'FAIL'}",
-        file=sys.stderr,
-    )
+    pp.progress(f"torch_bincount  n=2^{n.bit_length() - 1}", s, passed)
 
 
 if __name__ == "__main__":

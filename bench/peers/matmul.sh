@@ -2,8 +2,8 @@
 # Times the peers of matmul_f32 (bench/peers/matmul_peers.py: cuBLAS SGEMM
 # through torch.mm, TF32 off) with the runner's cold method: PROCESSES
 # processes (default 8, the runner's Policy::processes), each with a
-# 1/PROCESSES share of the sampling budget, pooled by pool.py. Writes the
-# pooled JSON lines to OUT.jsonl and prints a table.
+# 1/PROCESSES share of the sampling budget, pooled by pool.py (pooled.sh).
+# Writes the pooled JSON lines to OUT.jsonl and prints a table.
 # Usage: bench/peers/matmul.sh OUT.jsonl
 # Optional: SIZES (matmul_peers.py --sizes, square sides), PROCESSES, RAW
 # (a path that keeps every process's raw lines), PYTHON (python3).
@@ -11,30 +11,12 @@ set -euo pipefail
 
 out=${1:?usage: $0 OUT.jsonl}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-python=${PYTHON:-python3}
-processes=${PROCESSES:-8}
+source "$here/pooled.sh"
+peer_start matmul.sh "$out"
 
-mkdir -p "$(dirname "$out")"
-: >"$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-raw="$tmp/raw.jsonl"
-: >"$raw"
-sizes=()
-if [[ -n ${SIZES:-} ]]; then sizes=(--sizes "$SIZES"); fi
-
-status=0
 echo "matmul.sh: matmul_peers.py in $processes processes" >&2
-for ((p = 0; p < processes; p++)); do
-    "$python" "$here/matmul_peers.py" "${sizes[@]}" --processes "$processes" >>"$raw" || {
-        echo "matmul.sh: matmul_peers.py process $p failed (rc $?)" >&2
-        status=1
-    }
-done
-if [[ -n ${RAW:-} ]]; then cp "$raw" "$RAW"; fi
-"$python" "$here/pool.py" "$raw" >"$out"
-
-echo "matmul.sh: $(wc -l <"$out") JSON lines in $out" >&2
+peer_run matmul_peers.py "$python" "$here/matmul_peers.py" "${peer_sizes[@]}"
+peer_pool
 "$python" - "$out" <<'PY'
 import json, sys
 
@@ -53,4 +35,4 @@ for line in open(sys.argv[1]):
     print(f"{r['impl']:<10} M=N=K={d.get('M')}: "
           + (f"{med:10.1f} us  {r.get('tflops') or 0:6.2f} TFLOP/s {mark}" if med else "no timing"))
 PY
-exit $status
+exit $peer_status

@@ -31,8 +31,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import python_peers  # noqa: E402
-from python_peers import emit, kernel_driver_version, median, rel_stdev, version_string  # noqa: E402
+import python_peers as pp  # noqa: E402
+from python_peers import emit  # noqa: E402
 
 DEFAULT_SIZES = "2048,4096,8192"
 IMPLS = ("torch_mm",)
@@ -92,79 +92,46 @@ def worst_error(torch, a, b, c):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default=DEFAULT_SIZES)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--processes", type=int, default=1)
-    args = ap.parse_args()
-    processes = python_peers.set_processes(args.processes)
-    meta = {"impl": "meta", "source": "matmul_peers.py", "problem": "matmul_f32",
-            "python": sys.version.split()[0], "processes": processes}
-    try:
-        import numpy as np
-        import cupy as cp
-        import torch
-    except Exception as e:
-        meta["error"] = f"import failed: {e}"
-        emit(meta)
-        print(f"matmul_peers: {meta['error']}; nothing timed", file=sys.stderr)
+    args = pp.parse_args(ap)
+    meta = pp.meta_line("matmul_peers.py", args.processes, problem="matmul_f32")
+    gpu = pp.open_gpu(meta, "matmul_peers")
+    if gpu is None:
         return 1
-
+    _, cp, torch, timer, ext = gpu
     # Every product in float32: no TF32 in cuBLAS (nor in cuDNN, which
     # torch.mm does not use; off so that nothing else in the process does).
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
-
-    device = 0  # the runner measures device 0
-    cp.cuda.Device(device).use()
-    rt = cp.cuda.runtime
-    timer = python_peers.Timer(cp, np, device)
-    torch.cuda.init()
-    ext = torch.cuda.ExternalStream(timer.stream.ptr)
     # A first, small product loads cuBLAS, whose version the meta line names.
     torch.mm(torch.ones((8, 8), device="cuda"), torch.ones((8, 8), device="cuda"))
     torch.cuda.synchronize()
     meta.update(
         {
-            "gpu": torch.cuda.get_device_name(device),
-            "l2_bytes": timer.l2_bytes,
-            "default_sm_clock_mhz": timer.default_clock_mhz,
-            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
-            "cuda_driver_api": version_string(rt.driverGetVersion()),
-            "cuda_runtime": version_string(rt.runtimeGetVersion()),
-            "cupy": cp.__version__,
-            "torch": torch.__version__,
-            "torch_cuda": torch.version.cuda,
+            **pp.torch_meta(timer, cp, torch),
             "cublas": cublas_version(torch),
             "allow_tf32": torch.backends.cuda.matmul.allow_tf32,
             "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
-            "flush_bytes": timer.flush_bytes,
-            "nvml_clocks": timer.nvml.lib is not None,
-            "seed": args.seed,
-            "method": "cold: reset, L2 flush memset, blocker, events; runner POLICY",
+            **pp.method_meta(timer, args.seed),
         }
     )
     emit(meta)
     status = 0
-    try:
-        with timer.stream, torch.cuda.stream(ext):
-            assert torch.cuda.current_stream().cuda_stream == timer.stream.ptr, "torch is on another stream"
-            for m, n, k in shapes(args.sizes):
-                g = torch.Generator(device="cuda")
-                g.manual_seed(args.seed)
-                a = torch.rand((m, k), generator=g, device="cuda", dtype=torch.float32).mul_(2).sub_(1)
-                b = torch.rand((k, n), generator=g, device="cuda", dtype=torch.float32).mul_(2).sub_(1)
-                for impl in IMPLS:
-                    try:
-                        run_one(timer, torch, impl, a, b)
-                    except Exception as ex:
-                        status = 1
-                        emit({"impl": impl, "n": m * n * k, "dims": {"M": m, "N": n, "K": k},
-                              "failure": f"{type(ex).__name__}: {ex}"[:500], "times_us": []})
-                del a, b
-                torch.cuda.empty_cache()
-    finally:
-        timer.close()
+    with pp.on_timer_stream(timer, torch, ext):
+        for m, n, k in shapes(args.sizes):
+            g = torch.Generator(device="cuda")
+            g.manual_seed(args.seed)
+            a = torch.rand((m, k), generator=g, device="cuda", dtype=torch.float32).mul_(2).sub_(1)
+            b = torch.rand((k, n), generator=g, device="cuda", dtype=torch.float32).mul_(2).sub_(1)
+            for impl in IMPLS:
+                try:
+                    run_one(timer, torch, impl, a, b)
+                except Exception as ex:
+                    status = 1
+                    emit(pp.failed(ex, impl=impl, n=m * n * k, dims={"M": m, "N": n, "K": k}))
+            del a, b
+            torch.cuda.empty_cache()
     return status
 
 
@@ -195,18 +162,13 @@ def run_one(timer, torch, impl, a, b):
             torch.mm(a, b, out=c)
     else:
         raise ValueError(f"unknown impl {impl}")
-    # One untimed call before the warm-up: cuBLAS's handle, workspace and
-    # kernel choice are made on the first call.
-    work()
-    timer.stream.synchronize()
-    c.fill_(float("nan"))
-    s = timer.cold(work)
-    timer.stream.synchronize()
+    # The untimed first call makes cuBLAS's handle, workspace and kernel choice.
+    s = timer.first_then_cold(work, prepare=lambda: c.fill_(float("nan")))
     error = worst_error(torch, a, b, c)
     tol = tolerance(k)
     passed = error <= tol  # False for NaN
     times = s["times"]
-    med = median(times)
+    med = pp.median(times)
     flop = flop_of(m, n, k)
     b_ = bytes_of(m, n, k)
     emit(
@@ -216,16 +178,7 @@ def run_one(timer, torch, impl, a, b):
             "dims": {"M": m, "N": n, "K": k},
             "bytes": b_,
             "flop": flop,
-            "median_us": med,
-            "min_us": min(times) if times else None,
-            "max_us": max(times) if times else None,
-            "samples": len(times),
-            "rel_spread": rel_stdev(times),
-            "noisy": s["noisy"],
-            "throttled": s["throttled"],
-            "blocker_timeouts": s["blocker_timeouts"],
-            "sm_clock_mhz": s["sm_clock_mhz"],
-            "gb_per_s": b_ / (med * 1e-6) / 1e9 if med > 0 else None,
+            **pp.timing_fields(s, b_),
             "tflops": flop / (med * 1e-6) / 1e12 if med > 0 else None,
             "error": error if math.isfinite(error) else None,
             "tolerance": tol,

@@ -28,8 +28,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import python_peers  # noqa: E402
-from python_peers import emit, kernel_driver_version, median, rel_stdev, version_string  # noqa: E402
+import python_peers as pp  # noqa: E402
+from python_peers import emit  # noqa: E402
 
 PROBLEMS = {
     # problem: (default sizes, impls)
@@ -57,66 +57,30 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problem", required=True, choices=sorted(PROBLEMS))
     ap.add_argument("--sizes", default=None)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--processes", type=int, default=1)
-    args = ap.parse_args()
-    processes = python_peers.set_processes(args.processes)
+    args = pp.parse_args(ap)
     default_sizes, impls = PROBLEMS[args.problem]
-    meta = {"impl": "meta", "source": "memory_peers.py", "problem": args.problem,
-            "python": sys.version.split()[0], "processes": processes}
-    try:
-        import numpy as np
-        import cupy as cp
-        import torch
-    except Exception as e:
-        meta["error"] = f"import failed: {e}"
-        emit(meta)
-        print(f"memory_peers: {meta['error']}; nothing timed", file=sys.stderr)
+    meta = pp.meta_line("memory_peers.py", args.processes, problem=args.problem)
+    gpu = pp.open_gpu(meta, "memory_peers")
+    if gpu is None:
         return 1
-
-    device = 0  # the runner measures device 0
-    cp.cuda.Device(device).use()
+    _, cp, torch, timer, ext = gpu
     rt = cp.cuda.runtime
-    timer = python_peers.Timer(cp, np, device)
-    torch.cuda.init()
-    ext = torch.cuda.ExternalStream(timer.stream.ptr)
-    meta.update(
-        {
-            "gpu": torch.cuda.get_device_name(device),
-            "l2_bytes": timer.l2_bytes,
-            "default_sm_clock_mhz": timer.default_clock_mhz,
-            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
-            "cuda_driver_api": version_string(rt.driverGetVersion()),
-            "cuda_runtime": version_string(rt.runtimeGetVersion()),
-            "cupy": cp.__version__,
-            "torch": torch.__version__,
-            "torch_cuda": torch.version.cuda,
-            "flush_bytes": timer.flush_bytes,
-            "nvml_clocks": timer.nvml.lib is not None,
-            "seed": args.seed,
-            "method": "cold: reset, L2 flush memset, blocker, events; runner POLICY",
-        }
-    )
+    meta.update({**pp.torch_meta(timer, cp, torch), **pp.method_meta(timer, args.seed)})
     emit(meta)
     status = 0
-    try:
-        with timer.stream, torch.cuda.stream(ext):
-            assert torch.cuda.current_stream().cuda_stream == timer.stream.ptr, "torch is on another stream"
-            for rows, cols in shapes(args.problem, args.sizes or default_sizes):
-                g = torch.Generator(device="cuda")
-                g.manual_seed(args.seed)
-                x = torch.rand((rows, cols), generator=g, device="cuda", dtype=torch.float32).mul_(2).sub_(1)
-                for impl in impls:
-                    try:
-                        run_one(timer, torch, rt, impl, x, rows, cols)
-                    except Exception as ex:
-                        status = 1
-                        emit({"impl": impl, "n": rows * cols, "rows": rows, "cols": cols,
-                              "failure": f"{type(ex).__name__}: {ex}"[:500], "times_us": []})
-                del x
-                torch.cuda.empty_cache()
-    finally:
-        timer.close()
+    with pp.on_timer_stream(timer, torch, ext):
+        for rows, cols in shapes(args.problem, args.sizes or default_sizes):
+            g = torch.Generator(device="cuda")
+            g.manual_seed(args.seed)
+            x = torch.rand((rows, cols), generator=g, device="cuda", dtype=torch.float32).mul_(2).sub_(1)
+            for impl in impls:
+                try:
+                    run_one(timer, torch, rt, impl, x, rows, cols)
+                except Exception as ex:
+                    status = 1
+                    emit(pp.failed(ex, impl=impl, n=rows * cols, rows=rows, cols=cols))
+            del x
+            torch.cuda.empty_cache()
     return status
 
 
@@ -135,17 +99,9 @@ def run_one(timer, torch, rt, impl, x, rows, cols):
             rt.memcpyAsync(y.data_ptr(), x.data_ptr(), n * 4, MEMCPY_DEVICE_TO_DEVICE, timer.stream.ptr)
     else:
         raise ValueError(f"unknown impl {impl}")
-    # One untimed call before the warm-up: lazy module loading and the
-    # first allocation from the caching pool may wait for the device.
-    work()
-    timer.stream.synchronize()
-    y.fill_(float("nan"))
-    s = timer.cold(work)
-    timer.stream.synchronize()
+    s = timer.first_then_cold(work, prepare=lambda: y.fill_(float("nan")))
     want = x.t() if impl == "torch_transpose" else x
     passed = bool(torch.equal(holder[0], want))
-    times = s["times"]
-    med = median(times)
     b = bytes_moved(rows, cols)
     emit(
         {
@@ -154,26 +110,13 @@ def run_one(timer, torch, rt, impl, x, rows, cols):
             "rows": rows,
             "cols": cols,
             "bytes": b,
-            "median_us": med,
-            "min_us": min(times) if times else None,
-            "max_us": max(times) if times else None,
-            "samples": len(times),
-            "rel_spread": rel_stdev(times),
-            "noisy": s["noisy"],
-            "throttled": s["throttled"],
-            "blocker_timeouts": s["blocker_timeouts"],
-            "sm_clock_mhz": s["sm_clock_mhz"],
-            "gb_per_s": b / (med * 1e-6) / 1e9 if med > 0 else None,
+            **pp.timing_fields(s, b),
             "pass": passed,
             "input": "torch.rand (seeded) * 2 - 1, float32",
-            "times_us": times,
+            "times_us": s["times"],
         }
     )
-    print(
-        f"  {impl:<16} {rows}x{cols}  median {med:.2f} us  ({len(times)} samples"
-        f"{', noisy' if s['noisy'] else ''})  {'pass' if passed else 'FAIL'}",
-        file=sys.stderr,
-    )
+    pp.progress(f"{impl:<16} {rows}x{cols}", s, passed)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ CuPy provides the method's machinery (blocking kernel, flush, events), so
 without CuPy nothing is timed; without torch only cupy.sum is timed. Torch
 runs on the very stream CuPy uses (torch.cuda.ExternalStream), so the blocker,
 the flush, the events and the timed work are all queued in one stream.
+
+The other Python harnesses here import their Timer from this module, and
+what they all do the same way (options, meta line, GPU libraries, result
+lines, progress lines), at the end of it.
 """
 
 import argparse
@@ -180,12 +184,16 @@ class Timer:
     def reset(self):
         self.rt.memsetAsync(self.out_stub.data.ptr, 0, 4, self.stream.ptr)
 
-    def one_cold(self, work):
-        """One cold sample; returns microseconds and whether the blocker timed out."""
-        self.reset()
+    def flush_l2(self):
+        """Queues the L2 flush: a memset of twice the L2."""
         # Change the value every sample so no memory system can skip a repeated write.
         self.flush_value = (self.flush_value + 1) & 0xFF
         self.rt.memsetAsync(self.flush.data.ptr, self.flush_value, self.flush_bytes, self.stream.ptr)
+
+    def one_cold(self, work):
+        """One cold sample; returns microseconds and whether the blocker timed out."""
+        self.reset()
+        self.flush_l2()
         # The stream is idle here, so nothing reads the flag while it is re-armed.
         self.flag[0] = 0
         self.flag[1] = 0
@@ -200,6 +208,17 @@ class Timer:
         self.stream.synchronize()
         ms = self.cp.cuda.get_elapsed_time(self.start, self.stop)
         return ms * 1000.0, self.flag[1] != 0
+
+    def one_unblocked(self, work):
+        """A cold sample without the blocking kernel, for work that waits for
+        the stream inside the call (the runner's pageable host copy): flush,
+        start, work, stop, synchronise. Never a blocker time-out."""
+        self.flush_l2()
+        self.start.record(self.stream)
+        work()
+        self.stop.record(self.stream)
+        self.stream.synchronize()
+        return self.cp.cuda.get_elapsed_time(self.start, self.stop) * 1000.0, False
 
     @staticmethod
     def policy():
@@ -248,6 +267,19 @@ class Timer:
             "sm_clock_mhz": median(clocks),
         }
 
+    def first_then_cold(self, work, prepare=None):
+        """One untimed call before the warm-up (lazy module loading and the
+        first allocation from a caching pool may wait for the device, i.e.
+        for the blocker), then `prepare` (e.g. the output poisoned) and the
+        cold samples, the stream synchronised after each."""
+        work()
+        self.stream.synchronize()
+        if prepare is not None:
+            prepare()
+        s = self.cold(work)
+        self.stream.synchronize()
+        return s
+
 
 def make_input(cp, n, seed):
     """Float32 uniform on the GPU; returns (array, generator name)."""
@@ -268,7 +300,7 @@ def emit(record):
 def set_processes(processes):
     """Takes this process's 1/P share of the policy (GPU time, time-out,
     sample cap) for Timer.policy; call once, before any sampling. Returns P
-    (at least 1). Also used by rows_peers.py."""
+    (at least 1)."""
     global MIN_GPU_S, TIMEOUT_S, MAX_SAMPLES
     processes = max(1, processes)
     MIN_GPU_S /= processes
@@ -277,44 +309,168 @@ def set_processes(processes):
     return processes
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--min-log2", type=int, default=16)
-    ap.add_argument("--max-log2", type=int, default=30)
+# ---------------------------------------------------------------------------
+# What every harness here (this one, scan_peers.py, histogram_peers.py,
+# matmul_peers.py, memory_peers.py, rows_peers.py, transfer_peers.py) does
+# the same way: its options, its meta line, its GPU libraries, its lines.
+
+COLD_METHOD = "cold: reset, L2 flush memset, blocker, events; runner POLICY"
+
+
+def parse_args(ap):
+    """Adds the options every harness takes (--seed 1, --processes 1) to
+    `ap`, parses the command line and takes this process's share of the
+    policy (set_processes): args.processes is then P, at least 1."""
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--impls", default="torch,cupy")
     ap.add_argument("--processes", type=int, default=1)
     args = ap.parse_args()
-    processes = set_processes(args.processes)
-    wanted = [s.strip() for s in args.impls.split(",") if s.strip()]
+    args.processes = set_processes(args.processes)
+    return args
 
-    meta = {"impl": "meta", "source": "python_peers.py", "python": sys.version.split()[0],
+
+def names(text):
+    """A comma-separated list ("torch,cupy") as its names."""
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def meta_line(source, processes, **fields):
+    """A harness's meta line as it starts: source, `fields`, Python, P."""
+    return {"impl": "meta", "source": source, **fields, "python": sys.version.split()[0],
             "processes": processes}
+
+
+def nothing_timed(meta, name, error):
+    """Emits the meta line with the error that stops a harness before
+    anything is timed, and says so on stderr."""
+    meta["error"] = error
+    emit(meta)
+    print(f"{name}: {meta['error']}; nothing timed", file=sys.stderr)
+
+
+def open_gpu(meta, name, error="import failed", timer_class=None, with_torch="required", device=0):
+    """numpy, cupy and torch imported (`with_torch`: "required", "optional"
+    or "none"), device 0 current (the runner measures device 0), a Timer
+    (or `timer_class`) on it and torch's ExternalStream of the Timer's
+    stream: (np, cp, torch, timer, ext), torch and ext None without torch.
+    None where numpy, cupy or a required torch did not import, once the
+    meta line has said so (`error`: the import's exception); an optional
+    torch that does not import is the meta line's torch_error."""
+    torch = None
     try:
         import numpy as np
         import cupy as cp
-    except Exception as e:
-        meta["error"] = f"cupy/numpy import failed: {e}"
-        emit(meta)
-        print(f"python_peers: {meta['error']}; nothing timed", file=sys.stderr)
-        return 0
-    torch = None
-    if "torch" in wanted:
-        try:
-            import torch as _torch
 
-            torch = _torch
+        if with_torch == "required":
+            import torch
+    except Exception as e:
+        nothing_timed(meta, name, f"{error}: {e}")
+        return None
+    if with_torch == "optional":
+        try:
+            import torch
         except Exception as e:
             meta["torch_error"] = f"import failed: {e}"
-
-    device = 0  # the runner measures device 0
     cp.cuda.Device(device).use()
-    rt = cp.cuda.runtime
-    timer = Timer(cp, np, device)
+    timer = (timer_class or Timer)(cp, np, device)
     ext = None
     if torch is not None:
         torch.cuda.init()
         ext = torch.cuda.ExternalStream(timer.stream.ptr)
+    return np, cp, torch, timer, ext
+
+
+def driver_version(rt):
+    """The meta line's driver: the kernel module's version, else the CUDA
+    driver API's."""
+    return kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}"
+
+
+def torch_meta(timer, cp, torch, device=0):
+    """The device and version fields of the torch harnesses' meta lines."""
+    rt = cp.cuda.runtime
+    return {
+        "gpu": torch.cuda.get_device_name(device),
+        "l2_bytes": timer.l2_bytes,
+        "default_sm_clock_mhz": timer.default_clock_mhz,
+        "driver": driver_version(rt),
+        "cuda_driver_api": version_string(rt.driverGetVersion()),
+        "cuda_runtime": version_string(rt.runtimeGetVersion()),
+        "cupy": cp.__version__,
+        "torch": torch.__version__,
+        "torch_cuda": torch.version.cuda,
+    }
+
+
+def method_meta(timer, seed, method=COLD_METHOD, **fields):
+    """The meta line's closing fields: the flush, NVML, the seed, `fields`
+    and the method."""
+    return {"flush_bytes": timer.flush_bytes, "nvml_clocks": timer.nvml.lib is not None, "seed": seed,
+            **fields, "method": method}
+
+
+@contextlib.contextmanager
+def on_timer_stream(timer, torch, ext):
+    """CuPy's and torch's work on the Timer's one stream (asserted), the
+    Timer closed after, whatever happened."""
+    try:
+        with timer.stream, torch.cuda.stream(ext):
+            assert torch.cuda.current_stream().cuda_stream == timer.stream.ptr, "torch is on another stream"
+            yield
+    finally:
+        timer.close()
+
+
+def timing_fields(s, nbytes):
+    """A line's timing fields from Timer.cold's samples `s`, gb_per_s of
+    `nbytes` over the median."""
+    times = s["times"]
+    med = median(times)
+    return {
+        "median_us": med,
+        "min_us": min(times) if times else None,
+        "max_us": max(times) if times else None,
+        "samples": len(times),
+        "rel_spread": rel_stdev(times),
+        "noisy": s["noisy"],
+        "throttled": s["throttled"],
+        "blocker_timeouts": s["blocker_timeouts"],
+        "sm_clock_mhz": s["sm_clock_mhz"],
+        "gb_per_s": nbytes / (med * 1e-6) / 1e9 if med > 0 else None,
+    }
+
+
+def progress(what, s, passed):
+    """The progress line of one timed line on stderr: what was timed, then
+    the median, the samples and the check."""
+    times = s["times"]
+    print(
+        f"  {what}  median {median(times):.2f} us  ({len(times)} samples"
+        f"{', noisy' if s['noisy'] else ''})  {'pass' if passed else 'FAIL'}",
+        file=sys.stderr,
+    )
+
+
+def failed(ex, **fields):
+    """The line of a peer that raised: `fields`, the error, no samples."""
+    return {**fields, "failure": f"{type(ex).__name__}: {ex}"[:500], "times_us": []}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--min-log2", type=int, default=16)
+    ap.add_argument("--max-log2", type=int, default=30)
+    ap.add_argument("--impls", default="torch,cupy")
+    args = parse_args(ap)
+    wanted = names(args.impls)
+
+    meta = meta_line("python_peers.py", args.processes)
+    gpu = open_gpu(meta, "python_peers", error="cupy/numpy import failed",
+                   with_torch="optional" if "torch" in wanted else "none")
+    if gpu is None:
+        return 0
+    np, cp, torch, timer, ext = gpu
+    device = 0  # the runner measures device 0
+    rt = cp.cuda.runtime
 
     try:
         props = rt.getDeviceProperties(device)
@@ -328,17 +484,14 @@ def main():
             "sm_count": rt.deviceGetAttribute(ATTR_MULTIPROCESSOR_COUNT, device),
             "l2_bytes": timer.l2_bytes,
             "default_sm_clock_mhz": timer.default_clock_mhz,
-            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
+            "driver": driver_version(rt),
             "cuda_driver_api": version_string(rt.driverGetVersion()),
             "cupy": cp.__version__,
             "cupy_cuda_runtime": version_string(rt.runtimeGetVersion()),
             "numpy": np.__version__,
             "torch": torch.__version__ if torch is not None else None,
             "torch_cuda": torch.version.cuda if torch is not None else None,
-            "flush_bytes": timer.flush_bytes,
-            "nvml_clocks": timer.nvml.lib is not None,
-            "seed": args.seed,
-            "method": "cold: reset, L2 flush memset, blocker, events; runner POLICY",
+            **method_meta(timer, args.seed),
         }
     )
     try:
@@ -400,17 +553,9 @@ def run_one(timer, torch, ext, cp, impl, x_c, x_t, n, ref, abs_sum, generator):
     with ctx:
         if impl == "torch":
             assert torch.cuda.current_stream().cuda_stream == timer.stream.ptr, "torch is on another stream"
-        # One untimed call before the warm-up: lazy module loading and the
-        # first allocation from a caching pool may wait for the device, i.e.
-        # for the blocker.
-        work()
-        timer.stream.synchronize()
-        s = timer.cold(work)
-        timer.stream.synchronize()
+        s = timer.first_then_cold(work)
         got = float(holder[0])
 
-    times = s["times"]
-    med = median(times)
     error = abs(got - ref) / abs_sum
     tolerance = 4.0 * math.sqrt(n) * 2.0 ** -24
     passed = math.isfinite(got) and error <= tolerance
@@ -418,30 +563,17 @@ def run_one(timer, torch, ext, cp, impl, x_c, x_t, n, ref, abs_sum, generator):
         {
             "impl": impl,
             "n": n,
-            "median_us": med,
-            "min_us": min(times) if times else None,
-            "max_us": max(times) if times else None,
-            "samples": len(times),
-            "rel_spread": rel_stdev(times),
-            "noisy": s["noisy"],
-            "throttled": s["throttled"],
-            "blocker_timeouts": s["blocker_timeouts"],
-            "sm_clock_mhz": s["sm_clock_mhz"],
-            "gb_per_s": n * 4 / (med * 1e-6) / 1e9 if med > 0 else None,
+            **timing_fields(s, n * 4),
             "got": finite_or_none(got),
             "ref": ref,
             "error": finite_or_none(error),
             "tolerance": tolerance,
             "pass": passed,
             "input": generator,
-            "times_us": times,
+            "times_us": s["times"],
         }
     )
-    print(
-        f"  {impl:<8} n=2^{int(round(math.log2(n)))}  median {med:.2f} us  ({len(times)} samples"
-        f"{', noisy' if s['noisy'] else ''})  {'pass' if passed else 'FAIL'}",
-        file=sys.stderr,
-    )
+    progress(f"{impl:<8} n=2^{int(round(math.log2(n)))}", s, passed)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 # float32 and bf16) with the runner's cold method: rows_peers.py runs in
 # PROCESSES processes (default 8, the runner's Policy::processes) with a
 # 1/PROCESSES share of the sampling budget each, and pool.py pools their
-# samples. Writes the pooled JSON lines to OUT.jsonl and prints a table.
+# samples (pooled.sh). Writes the pooled JSON lines to OUT.jsonl, prints a table.
 # Usage: bench/peers/rows.sh softmax_rows|layernorm_rows OUT.jsonl
 # Optional: MIN_LOG2 / MAX_LOG2 (default 10 / 18: N = 2^10, 2^12, ..., 2^18),
 # TOTAL_LOG2 (default 26: M = 2^26 / N rows), DTYPES (default f32,bf16),
@@ -16,15 +16,8 @@ set -euo pipefail
 problem=${1:?usage: $0 softmax_rows|layernorm_rows OUT.jsonl}
 out=${2:?usage: $0 softmax_rows|layernorm_rows OUT.jsonl}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-python=${PYTHON:-python3}
-processes=${PROCESSES:-8}
-
-mkdir -p "$(dirname "$out")"
-: >"$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-raw="$tmp/raw.jsonl"
-: >"$raw"
+source "$here/pooled.sh"
+peer_start rows.sh "$out"
 # One inductor cache for all the processes (FX graph cache, Triton kernels,
 # autotuning results); fresh per run unless given, so the first process's
 # compile time is a cold compile.
@@ -33,19 +26,17 @@ export TORCHINDUCTOR_FX_GRAPH_CACHE=1
 export TORCHINDUCTOR_AUTOGRAD_CACHE=1
 export PYTHONUNBUFFERED=1
 
-status=0
-echo "rows.sh: $problem, rows_peers.py in $processes processes, inductor cache $TORCHINDUCTOR_CACHE_DIR" >&2
-for ((p = 0; p < processes; p++)); do
+# One process, its lines tagged with which process wrote them (for the
+# compile-time summary below; anything on stdout that is not a JSON object
+# is reported and dropped), and how long it took.
+peer_process() {
+    local label=$1 p=$2 t0 rc=0
+    shift 2
     t0=$(date +%s%N)
-    "$python" "$here/rows_peers.py" --problem "$problem" \
-        --min-log2 "${MIN_LOG2:-10}" --max-log2 "${MAX_LOG2:-18}" --total-log2 "${TOTAL_LOG2:-26}" \
-        --dtypes "${DTYPES:-f32,bf16}" --compile-mode "${COMPILE_MODE:-default}" \
-        --processes "$processes" >"$tmp/p$p.jsonl" || {
-        echo "rows.sh: rows_peers.py process $p failed (rc $?)" >&2
-        status=1
+    "$@" >"$tmp/p$p.jsonl" || {
+        echo "rows.sh: $label process $p failed (rc $?)" >&2
+        rc=1
     }
-    # Which process a line came from, for the compile-time summary below;
-    # anything on stdout that is not a JSON object is reported and dropped.
     "$python" -c 'import json,sys
 for l in open(sys.argv[1]):
     try:
@@ -55,43 +46,24 @@ for l in open(sys.argv[1]):
         if l.strip():
             print("rows.sh: not a JSON line, dropped: " + l.strip()[:200], file=sys.stderr)
         continue
-    r["process"] = int(sys.argv[2]); print(json.dumps(r))' "$tmp/p$p.jsonl" "$p" >>"$raw" || status=1
+    r["process"] = int(sys.argv[2]); print(json.dumps(r))' "$tmp/p$p.jsonl" "$p" >>"$raw" || rc=1
     echo "rows.sh: process $p took $(( ($(date +%s%N) - t0) / 1000000 )) ms" >&2
-done
-if [[ -n ${RAW:-} ]]; then cp "$raw" "$RAW"; fi
-"$python" "$here/pool.py" "$raw" >"$out"
+    return $rc
+}
 
-echo "rows.sh: $(wc -l <"$out") JSON lines in $out" >&2
-"$python" - "$out" "$raw" <<'EOF'
+echo "rows.sh: $problem, rows_peers.py in $processes processes, inductor cache $TORCHINDUCTOR_CACHE_DIR" >&2
+peer_run rows_peers.py "$python" "$here/rows_peers.py" --problem "$problem" \
+    --min-log2 "${MIN_LOG2:-10}" --max-log2 "${MAX_LOG2:-18}" --total-log2 "${TOTAL_LOG2:-26}" \
+    --dtypes "${DTYPES:-f32,bf16}" --compile-mode "${COMPILE_MODE:-default}"
+peer_pool
+peer_table --impls torch,torch_compile,torch_bf16,torch_compile_bf16 --width 20 --median 10.2f \
+    --gbs 5.0f --meta-keys source,problem,gpu,driver,torch,triton,compile_mode,error
+# torch.compile's first call (compile or cache load), per process.
+"$python" - "$raw" <<'PY'
 import json, sys
 
-impls = ["torch", "torch_compile", "torch_bf16", "torch_compile_bf16"]
-rows, metas = {}, []
-for line in open(sys.argv[1]):
-    if line.strip():
-        r = json.loads(line)
-        if r.get("impl") == "meta":
-            metas.append(r)
-        else:
-            rows.setdefault(r["n"], {})[r["impl"]] = r
-for m in metas:
-    keys = ["source", "problem", "gpu", "driver", "torch", "triton", "compile_mode", "error"]
-    print("  ".join(f"{k}={m[k]}" for k in keys if m.get(k) is not None))
-print("median cold time, us (GB/s); '*' noisy, '!' failed check")
-print(f"{'N':>6} " + " ".join(f"{i:>20}" for i in impls))
-for n in sorted(rows):
-    cells = []
-    for i in impls:
-        r = rows[n].get(i)
-        if r is None or r.get("median_us") is None:
-            cells.append(f"{'-':>20}")
-            continue
-        mark = ("*" if r.get("noisy") else "") + ("" if r.get("pass") else "!")
-        cells.append(f"{r['median_us']:10.2f} ({r.get('gb_per_s') or 0:5.0f}){mark:<2}")
-    print(f"2^{n.bit_length() - 1:<4} " + " ".join(cells))
-# torch.compile's first call (compile or cache load), per process.
 by_proc = {}
-for line in open(sys.argv[2]):
+for line in open(sys.argv[1]):
     if line.strip():
         r = json.loads(line)
         if "compile_s" in r:
@@ -102,5 +74,5 @@ for p, runs in sorted(by_proc.items()):
     misses = sum(ic.get("fxgraph_cache_miss", 0) for *_, ic in runs)
     each = " ".join(f"{c:.1f}" for _, _, c, _ in runs)
     print(f"compile, process {p}: {total:.1f} s over {len(runs)} shapes (FX graph cache {hits} hits, {misses} misses): {each}")
-EOF
-exit $status
+PY
+exit $peer_status

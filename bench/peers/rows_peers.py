@@ -37,8 +37,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import python_peers  # noqa: E402
-from python_peers import emit, finite_or_none, kernel_driver_version, median, rel_stdev, version_string  # noqa: E402
+import python_peers as pp  # noqa: E402
+from python_peers import emit, finite_or_none, median  # noqa: E402
 
 PROBLEMS = ("softmax_rows", "layernorm_rows")
 DTYPES = ("f32", "bf16")
@@ -234,12 +234,7 @@ def run_one(timer, torch, ext, problem, impl, dtype, data, n, rows, seed, compil
         def work():
             holder[0] = fn(*args)
 
-        # One untimed call before the warm-up (lazy loading, the caching
-        # allocator's first block), as python_peers.py does.
-        work()
-        timer.stream.synchronize()
-        s = timer.cold(work)
-        timer.stream.synchronize()
+        s = timer.first_then_cold(work)
         y = holder[0]
         holder[0] = None
         if problem == "softmax_rows":
@@ -256,16 +251,7 @@ def run_one(timer, torch, ext, problem, impl, dtype, data, n, rows, seed, compil
     passed = ok_shape and math.isfinite(error) and error <= tolerance
     record.update(
         {
-            "median_us": med,
-            "min_us": min(times) if times else None,
-            "max_us": max(times) if times else None,
-            "samples": len(times),
-            "rel_spread": rel_stdev(times),
-            "noisy": s["noisy"],
-            "throttled": s["throttled"],
-            "blocker_timeouts": s["blocker_timeouts"],
-            "sm_clock_mhz": s["sm_clock_mhz"],
-            "gb_per_s": record["bytes"] / (med * 1e-6) / 1e9 if med > 0 else None,
+            **pp.timing_fields(s, record["bytes"]),
             "error": finite_or_none(error),
             "tolerance": tolerance,
             "pass": passed,
@@ -290,21 +276,18 @@ def main():
     ap.add_argument("--min-log2", type=int, default=10)
     ap.add_argument("--max-log2", type=int, default=18)
     ap.add_argument("--total-log2", type=int, default=26)
-    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dtypes", default="f32,bf16")
     ap.add_argument("--impls", default="torch,torch_compile")
     ap.add_argument("--compile-mode", default="default",
                     help="torch.compile mode (default, max-autotune-no-cudagraphs, ...)")
-    ap.add_argument("--processes", type=int, default=1)
-    args = ap.parse_args()
+    args = pp.parse_args(ap)
     # This folder holds profile.py, which would shadow the standard library's
     # `profile` that torch.compile imports (through cProfile): it is on the
     # path only for python_peers and method, imported above.
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    processes = python_peers.set_processes(args.processes)
-    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
-    impls = [i.strip() for i in args.impls.split(",") if i.strip()]
+    dtypes = pp.names(args.dtypes)
+    impls = pp.names(args.impls)
     for d in dtypes:
         if d not in DTYPES:
             ap.error(f"unknown dtype {d} (f32, bf16)")
@@ -312,24 +295,13 @@ def main():
         if i not in ("torch", "torch_compile"):
             ap.error(f"unknown impl {i} (torch, torch_compile)")
 
-    meta = {"impl": "meta", "source": "rows_peers.py", "problem": args.problem,
-            "python": sys.version.split()[0], "processes": processes}
-    try:
-        import numpy as np
-        import cupy as cp
-        import torch
-    except Exception as e:
-        meta["error"] = f"cupy/numpy/torch import failed: {e}"
-        emit(meta)
-        print(f"rows_peers: {meta['error']}; nothing timed", file=sys.stderr)
+    meta = pp.meta_line("rows_peers.py", args.processes, problem=args.problem)
+    gpu = pp.open_gpu(meta, "rows_peers", error="cupy/numpy/torch import failed")
+    if gpu is None:
         return 0
-
+    np, cp, torch, timer, ext = gpu
     device = 0  # the runner measures device 0
-    cp.cuda.Device(device).use()
     rt = cp.cuda.runtime
-    timer = python_peers.Timer(cp, np, device)
-    torch.cuda.init()
-    ext = torch.cuda.ExternalStream(timer.stream.ptr)
     try:
         import triton
 
@@ -340,11 +312,11 @@ def main():
         {
             "gpu": torch.cuda.get_device_name(device),
             "compute_capability": "%d.%d" % torch.cuda.get_device_capability(device),
-            "sm_count": rt.deviceGetAttribute(python_peers.ATTR_MULTIPROCESSOR_COUNT, device),
+            "sm_count": rt.deviceGetAttribute(pp.ATTR_MULTIPROCESSOR_COUNT, device),
             "l2_bytes": timer.l2_bytes,
             "default_sm_clock_mhz": timer.default_clock_mhz,
-            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
-            "cuda_driver_api": version_string(rt.driverGetVersion()),
+            "driver": pp.driver_version(rt),
+            "cuda_driver_api": pp.version_string(rt.driverGetVersion()),
             "cupy": cp.__version__,
             "numpy": np.__version__,
             "torch": torch.__version__,
@@ -352,10 +324,7 @@ def main():
             "triton": triton_version,
             "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
             "compile_mode": args.compile_mode,
-            "flush_bytes": timer.flush_bytes,
-            "nvml_clocks": timer.nvml.lib is not None,
-            "seed": args.seed,
-            "method": "cold: reset, L2 flush memset, blocker, events; runner POLICY",
+            **pp.method_meta(timer, args.seed),
         }
     )
     emit(meta)
@@ -379,9 +348,9 @@ def main():
                             status = 1
                             key = impl + ("_bf16" if dtype == "bf16" else "")
                             print(f"rows_peers: {key} n={n} failed: {type(ex).__name__}: {ex}", file=sys.stderr)
-                            emit({"impl": key, "problem": args.problem, "n": n, "rows": rows, "dtype": dtype,
-                                  "bytes": bytes_moved(args.problem, rows, n, dtype), "pass": False,
-                                  "failure": f"{type(ex).__name__}: {ex}"[:500], "times_us": []})
+                            emit(pp.failed(ex, **{"impl": key, "problem": args.problem, "n": n, "rows": rows,
+                                                  "dtype": dtype, "bytes": bytes_moved(args.problem, rows, n, dtype),
+                                                  "pass": False}))
                     del data
                     torch.cuda.empty_cache()
     finally:

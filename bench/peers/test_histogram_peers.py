@@ -12,6 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import histogram_peers as hp  # noqa: E402
+from fake_timer import Log, fake_timer  # noqa: E402
 from unittest_main import main  # noqa: E402
 
 try:
@@ -78,43 +79,13 @@ class Inputs(unittest.TestCase):
         self.assertAlmostEqual(zero, 0.875 + 0.125 / 256, delta=0.005)
 
 
-class Log(list):
-    def step(self, name):
-        return lambda *args, **kwargs: self.append(name)
-
-
 class SampleOrder(unittest.TestCase):
     # torch.bincount waits for the stream inside the call, so its sample is
     # the runner's unblocked one: reset, flush, start, the call, stop, sync;
     # no blocking kernel, which the call's own wait would never release.
     def test_bincount_is_timed_without_the_blocker(self):
         log = Log()
-        t = object.__new__(hp.UnblockedTimer)
-
-        class Stream:
-            ptr = 1
-            synchronize = log.step("sync")
-
-        class Event:
-            def __init__(self, name):
-                self.record = log.step(name)
-
-        class Runtime:
-            def memsetAsync(self, ptr, value, n, stream):
-                log.append("memset flush" if ptr == "flush" else "memset reset")
-
-        class Cuda:
-            @staticmethod
-            def get_elapsed_time(a, b):
-                return 0.25
-
-        t.cp = type("Cp", (), {"cuda": Cuda})
-        t.rt = Runtime()
-        t.stream, t.start, t.stop = Stream(), Event("start"), Event("stop")
-        t.flush = type("Flush", (), {"data": type("D", (), {"ptr": "flush"})})
-        t.flush_bytes, t.flush_value = 1 << 28, 0
-        t.out_stub = type("Stub", (), {"data": type("D", (), {"ptr": "stub"})})
-        t.blocker = log.step("blocker")
+        t = fake_timer(hp.UnblockedTimer, log, elapsed_ms=0.25)
         us, timed_out = t.one_cold(log.step("bincount"))
         self.assertEqual(log, ["memset reset", "memset flush", "start", "bincount", "stop", "sync"])
         self.assertEqual((us, timed_out), (250.0, False))

@@ -8,50 +8,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import transfer_peers as tp  # noqa: E402
-
-
-class Log(list):
-    def step(self, name):
-        return lambda *args, **kwargs: self.append(name)
+from fake_timer import Log, fake_timer as fake_timer_of  # noqa: E402
 
 
 def fake_timer(log):
     """A TransferTimer whose CUDA calls only say what they would queue."""
-    t = object.__new__(tp.TransferTimer)
-
-    class Stream:
-        ptr = 1
-        synchronize = log.step("sync")
-
-    class Event:
-        def __init__(self, name):
-            self.record = log.step(name)
-
-    class Runtime:
-        def memsetAsync(self, ptr, value, n, stream):
-            log.append("memset flush" if ptr == "flush" else "memset reset")
-
-    class Cuda:
-        @staticmethod
-        def get_elapsed_time(a, b):
-            return 0.5
-
-    class Cp:
-        cuda = Cuda
-
-    class Np:
-        uint64 = int
-
-    class Buffer:
-        class data:
-            ptr = "flush"
-
-    t.cp, t.np, t.rt = Cp, Np, Runtime()
-    t.stream, t.start, t.stop = Stream(), Event("start"), Event("stop")
-    t.flush, t.flush_bytes, t.flush_value = Buffer, 1 << 28, 0
-    t.out_stub = type("Stub", (), {"data": type("D", (), {"ptr": "stub"})})
-    t.flag, t.flag_dev = [1, 0], 0
-    t.blocker = log.step("blocker")
+    t = fake_timer_of(tp.TransferTimer, log)
     t.poison = log.step("poison")
     t.blocked = True
     return t

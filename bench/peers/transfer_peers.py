@@ -29,12 +29,12 @@ through torch.cuda.ExternalStream).
 
 import argparse
 import ctypes
-import json
 import sys
 import os
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from python_peers import Timer, emit, kernel_driver_version, median, rel_stdev, set_processes, version_string  # noqa: E402
+import python_peers as pp  # noqa: E402
+from python_peers import Timer, emit  # noqa: E402
 
 IMPLS = ["cuda_pinned", "cuda_pageable", "torch_pinned", "torch_pageable"]
 SIZES = [4 << 10, 1 << 20, 64 << 20, 1 << 30]
@@ -56,13 +56,7 @@ class TransferTimer(Timer):
         self.poison()
         if self.blocked:
             return super().one_cold(work)
-        self.flush_value = (self.flush_value + 1) & 0xFF
-        self.rt.memsetAsync(self.flush.data.ptr, self.flush_value, self.flush_bytes, self.stream.ptr)
-        self.start.record(self.stream)
-        work()
-        self.stop.record(self.stream)
-        self.stream.synchronize()
-        return self.cp.cuda.get_elapsed_time(self.start, self.stop) * 1000.0, False
+        return self.one_unblocked(work)
 
 
 def size_text(n):
@@ -76,44 +70,24 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--direction", choices=["h2d", "d2h"], required=True)
     ap.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
-    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--impls", default=",".join(IMPLS))
-    ap.add_argument("--processes", type=int, default=1)
-    args = ap.parse_args()
-    processes = set_processes(args.processes)
+    args = pp.parse_args(ap)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    wanted = [s.strip() for s in args.impls.split(",") if s.strip()]
-    meta = {"impl": "meta", "source": "transfer_peers.py", "direction": args.direction,
-            "python": sys.version.split()[0], "processes": processes}
-    try:
-        import numpy as np
-        import cupy as cp
-    except Exception as e:
-        meta["error"] = f"cupy/numpy import failed: {e}"
-        emit(meta)
-        print(f"transfer_peers: {meta['error']}; nothing timed", file=sys.stderr)
+    wanted = pp.names(args.impls)
+    meta = pp.meta_line("transfer_peers.py", args.processes, direction=args.direction)
+    gpu = pp.open_gpu(meta, "transfer_peers", error="cupy/numpy import failed", timer_class=TransferTimer,
+                      with_torch="optional")
+    if gpu is None:
         return 0
-    torch = None
-    try:
-        import torch as _torch
-
-        torch = _torch
-    except Exception as e:
-        meta["torch_error"] = f"import failed: {e}"
+    np, cp, torch, timer, ext = gpu
     device = 0
-    cp.cuda.Device(device).use()
     rt = cp.cuda.runtime
-    timer = TransferTimer(cp, np, device)
-    ext = None
-    if torch is not None:
-        torch.cuda.init()
-        ext = torch.cuda.ExternalStream(timer.stream.ptr)
     meta.update(
         {
             "gpu": torch.cuda.get_device_name(device) if torch is not None else "unknown",
-            "driver": kernel_driver_version() or f"CUDA {version_string(rt.driverGetVersion())}",
-            "cuda_driver_api": version_string(rt.driverGetVersion()),
-            "cuda_runtime": version_string(rt.runtimeGetVersion()),
+            "driver": pp.driver_version(rt),
+            "cuda_driver_api": pp.version_string(rt.driverGetVersion()),
+            "cuda_runtime": pp.version_string(rt.runtimeGetVersion()),
             "cupy": cp.__version__,
             "numpy": np.__version__,
             "torch": torch.__version__ if torch is not None else None,
@@ -191,41 +165,23 @@ def run_one(timer, torch, ext, cp, np, rt, impl, h2d, n, source, dev):
     timer.blocked = pinned
     # One untimed copy: lazy loading and first touches stay out.
     poison()
-    work()
-    timer.stream.synchronize()
-    s = timer.cold(work)
-    timer.stream.synchronize()
+    s = timer.first_then_cold(work)
     got = cp.asnumpy(dev) if h2d else host
     passed = bool(np.array_equal(got, source))
-    times = s["times"]
-    med = median(times)
     emit(
         {
             "impl": impl,
             "n": n,
             "bytes": n,
             "direction": "h2d" if h2d else "d2h",
-            "median_us": med,
-            "min_us": min(times) if times else None,
-            "max_us": max(times) if times else None,
-            "samples": len(times),
-            "rel_spread": rel_stdev(times),
-            "noisy": s["noisy"],
-            "throttled": s["throttled"],
-            "blocker_timeouts": s["blocker_timeouts"],
-            "sm_clock_mhz": s["sm_clock_mhz"],
-            "gb_per_s": n / (med * 1e-6) / 1e9 if med > 0 else None,
+            **pp.timing_fields(s, n),
             "error": 0.0 if passed else 1.0,
             "tolerance": 0.0,
             "pass": passed,
-            "times_us": times,
+            "times_us": s["times"],
         }
     )
-    print(
-        f"  {impl:<15} {size_text(n):>8}  median {med:.2f} us  ({len(times)} samples"
-        f"{', noisy' if s['noisy'] else ''})  {'pass' if passed else 'FAIL'}",
-        file=sys.stderr,
-    )
+    pp.progress(f"{impl:<15} {size_text(n):>8}", s, passed)
     timer.poison = lambda: None
     timer.blocked = True
     if impl == "cuda_pinned":

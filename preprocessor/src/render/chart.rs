@@ -62,7 +62,8 @@ pub(crate) struct Series {
     pub(crate) short: String,
     pub(crate) colour: RGBColor,
     pub(crate) width: u32,
-    /// Runs of consecutive sizes with a timing: (log2 N, µs, GB/s).
+    /// Runs of consecutive sizes with a timing: (log2 N, µs, the figure
+    /// of the right-hand panel: GB/s or TFLOP/s).
     pub(crate) runs: Vec<Vec<(f64, f64, f64)>>,
 }
 
@@ -85,9 +86,9 @@ pub(crate) struct XAxis {
     pub(crate) range: std::ops::Range<f64>,
     pub(crate) ticks: Vec<f64>,
     /// `N (elements)`, or `N (elements per row)` for a row-wise problem.
-    pub(crate) label: &'static str,
+    pub(crate) label: String,
     /// A tick's label from its log2 value: `2²⁰`.
-    pub(crate) format: fn(&f64) -> String,
+    pub(crate) format: Box<dyn Fn(&f64) -> String>,
 }
 
 pub(crate) fn x_axis(points: &[(f64, f64, f64)]) -> XAxis {
@@ -102,8 +103,8 @@ pub(crate) fn x_axis(points: &[(f64, f64, f64)]) -> XAxis {
     XAxis {
         range: (lo - 0.5)..(hi + 0.5),
         ticks,
-        label: "N (elements)",
-        format: power_label,
+        label: "N (elements)".into(),
+        format: Box::new(power_label),
     }
 }
 
@@ -221,9 +222,9 @@ pub(crate) fn draw_times(
         )?;
     chart
         .configure_mesh()
-        .x_label_formatter(&x.format)
+        .x_label_formatter(&*x.format)
         .y_label_formatter(&tick_label)
-        .x_desc(x.label)
+        .x_desc(&x.label)
         .label_style(font(SMALL))
         .axis_desc_style(font(SMALL))
         .axis_style(INK.mix(0.55))

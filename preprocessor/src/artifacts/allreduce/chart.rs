@@ -116,8 +116,8 @@ fn bytes_axis(points: &[(f64, f64, f64)]) -> XAxis {
     XAxis {
         range: (lo - 0.5)..(hi + 0.5),
         ticks,
-        label: "message size",
-        format: bytes_label,
+        label: "message size".into(),
+        format: Box::new(bytes_label),
     }
 }
 
@@ -145,10 +145,10 @@ fn draw_busbw(
         )?;
     chart
         .configure_mesh()
-        .x_label_formatter(&x.format)
+        .x_label_formatter(&*x.format)
         .y_label_formatter(&tick_label)
         .y_labels(7)
-        .x_desc(x.label)
+        .x_desc(&x.label)
         .label_style(font(SMALL))
         .axis_desc_style(font(SMALL))
         .axis_style(INK.mix(0.55))

@@ -1,11 +1,15 @@
 //! The chart of a peers comparison, drawn at build time with plotters into
 //! an inline SVG from the shared parts of [`crate::render::chart`]: median
-//! time against N (log–log) beside GB/s against N with the measured
-//! ceiling of the problem (read, or copy for kernels that write as much as
-//! they read) and the datasheet peak as horizontal lines, one line per
-//! implementation and one legend under both panels.
+//! time against N (log–log) beside the problem's figure against N (GB/s,
+//! or TFLOP/s for a matrix product: [`super::scale`]) with the measured
+//! ceiling of the problem (read, copy for kernels that write as much as
+//! they read, the FP32 FMA rate) and the datasheet peak as horizontal
+//! lines, one line per implementation and one legend under both panels.
+//! A problem of several dimensions has a tick at each size, labelled as
+//! the problem writes it.
 
-use super::render::{gbs, ours_label, peers_of};
+use super::render::{ours_label, peers_of, size_word};
+use super::scale::Scale;
 use crate::render::chart::{
     Area, ChartError, DrawResult, HEIGHT, INK, LEGEND_HEIGHT, SMALL, Series, TIME_CAPTION, TITLE,
     WIDTH, XAxis, colour_of, draw_legend, draw_line, draw_times, finish, font, tick_label, ticked,
@@ -34,27 +38,76 @@ pub fn svg(report: &Report) -> Result<String, ChartError> {
         let panels = plots.split_evenly((1, 2));
         let mut x = x_axis(&points);
         if cuda_measured_core::problem::lookup(&report.problem).is_some_and(|p| p.rowwise()) {
-            x.label = "N (elements per row)";
+            x.label = "N (elements per row)".into();
         }
+        dims_ticks(&mut x, report, &points);
         draw_times(&panels[0], &series, &x, &points, TIME_CAPTION).map_err(ChartError::draw)?;
-        draw_bandwidth(&panels[1], &series, &x, &points, report).map_err(ChartError::draw)?;
+        draw_figure(&panels[1], &series, &x, &points, &Scale::of(report))
+            .map_err(ChartError::draw)?;
         draw_legend(&legend, &series).map_err(ChartError::draw)?;
         root.present().map_err(ChartError::draw)?;
     }
     Ok(finish(&svg, &title_of(report, &series)))
 }
 
+/// For a problem of several dimensions, a tick at each size charted,
+/// labelled as the problem writes it: the common value under `M = N = K`
+/// where every size's values are equal (`4096`), else the size's text
+/// under its dimensions (`8192x4096` under `rows x cols`).
+fn dims_ticks(x: &mut XAxis, report: &Report, points: &[(f64, f64, f64)]) {
+    let sizes: Vec<(f64, cuda_measured_core::dims::Dims)> = report
+        .rows
+        .iter()
+        .filter_map(|r| Some(((r.n.0 as f64).log2(), r.dims?)))
+        .filter(|(at, _)| points.iter().any(|p| (p.0 - at).abs() < 1e-9))
+        .collect();
+    let Some((_, first)) = sizes.first() else {
+        return;
+    };
+    let names: Vec<&str> = first.dims().iter().map(|d| d.name).collect();
+    let cubes = names.len() > 1
+        && sizes.iter().all(|(_, d)| {
+            d.dims().iter().map(|d| d.name).eq(names.iter().copied())
+                && d.values().iter().all(|v| *v == d.values()[0])
+        });
+    let labels: Vec<(f64, String)> = sizes
+        .iter()
+        .map(|(at, d)| {
+            let text = if cubes {
+                d.values()[0].to_string()
+            } else {
+                d.to_string()
+            };
+            (*at, text)
+        })
+        .collect();
+    x.label = if cubes {
+        names.join(" = ")
+    } else {
+        cuda_measured_core::dims::Dims::describe(first.dims())
+    };
+    x.ticks = labels.iter().map(|(at, _)| *at).collect();
+    x.format = Box::new(move |v: &f64| {
+        labels
+            .iter()
+            .find(|(at, _)| (at - v).abs() < 1e-9)
+            .map(|(_, text)| text.clone())
+            .unwrap_or_default()
+    });
+}
+
 /// The lines to draw: ours first, then the charted peers present.
 fn series_of(report: &Report) -> Vec<Series> {
+    let scale = Scale::of(report);
     let runs_of = |pick: &dyn Fn(&cuda_measured_core::peers::Row) -> Option<&Timing>| {
         let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
         for row in &report.rows {
-            match pick(row) {
-                Some(t) if t.median_us > 0.0 && row.n.0 > 0 => runs
-                    .last_mut()
-                    .expect("runs start with one")
-                    .push(((row.n.0 as f64).log2(), t.median_us, gbs(row, t))),
-                _ => runs.push(Vec::new()),
+            let point = pick(row)
+                .filter(|t| t.median_us > 0.0 && row.n.0 > 0)
+                .and_then(|t| Some(((row.n.0 as f64).log2(), t.median_us, scale.value(row, t)?)));
+            match point {
+                Some(p) => runs.last_mut().expect("runs start with one").push(p),
+                None => runs.push(Vec::new()),
             }
         }
         runs.retain(|r| !r.is_empty());
@@ -84,36 +137,22 @@ fn series_of(report: &Report) -> Vec<Series> {
     out
 }
 
-fn draw_bandwidth(
+/// The panel of the figure against N with the ceiling of the problem:
+/// read-only for a sum, copy (read plus write) for a kernel that writes as
+/// much as it reads, the FP32 FMA rate for a matrix product; for a copy
+/// over the host link (our kernel held to a pinned host-link ceiling),
+/// that ceiling, and no HBM figure, which would be a hundred times higher
+/// and flatten every line.
+fn draw_figure(
     area: &Area<'_>,
     series: &[Series],
     x: &XAxis,
     points: &[(f64, f64, f64)],
-    report: &Report,
+    scale: &Scale,
 ) -> DrawResult {
-    // The ceiling of the problem: read-only for a sum, copy (read plus
-    // write) for a kernel that writes as much as it reads; for a copy over
-    // the host link (our kernel held to a pinned host-link ceiling), that
-    // ceiling, and no HBM figure, which would be a hundred times higher
-    // and flatten every line.
-    let host_link = host_link_ceiling(report);
-    let copy = cuda_measured_core::problem::lookup(&report.problem)
-        .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
-    let read = match host_link {
-        Some(gbs) => Some(gbs),
-        None => report
-            .ceilings
-            .as_ref()
-            .map(|c| if copy { c.copy_gbs } else { c.read_gbs }),
-    };
-    let ceiling_label = if host_link.is_some() {
-        "pinned host link (measured, 256 MiB)"
-    } else if copy {
-        "copy ceiling (measured, 4 GiB)"
-    } else {
-        "read ceiling (measured)"
-    };
-    let peak = (report.peak_gbs > 0.0 && host_link.is_none()).then_some(report.peak_gbs);
+    let read = scale.ceiling;
+    let ceiling_label = scale.ceiling_label();
+    let peak = scale.peak;
     let top = points
         .iter()
         .map(|p| p.2)
@@ -122,7 +161,7 @@ fn draw_bandwidth(
         .fold(0.0, f64::max)
         * 1.12;
     let mut chart = ChartBuilder::on(area)
-        .caption("GB/s", font(TITLE))
+        .caption(scale.unit(), font(TITLE))
         .margin(12)
         .x_label_area_size(54)
         .y_label_area_size(66)
@@ -132,10 +171,10 @@ fn draw_bandwidth(
         )?;
     chart
         .configure_mesh()
-        .x_label_formatter(&x.format)
+        .x_label_formatter(&*x.format)
         .y_label_formatter(&tick_label)
         .y_labels(7)
-        .x_desc(x.label)
+        .x_desc(&x.label)
         .label_style(font(SMALL))
         .axis_desc_style(font(SMALL))
         .axis_style(INK.mix(0.55))
@@ -165,7 +204,7 @@ fn draw_bandwidth(
         // Above the line at the right end: our lines run just under the
         // ceiling, and the datasheet peak's label sits at the left.
         chart.draw_series(std::iter::once(Text::new(
-            ceiling_label,
+            ceiling_label.clone(),
             (x1 - 0.15, read),
             font(SMALL).pos(Pos::new(HPos::Right, VPos::Bottom)),
         )))?;
@@ -193,8 +232,10 @@ pub(super) fn host_link_ceiling(report: &Report) -> Option<f64> {
 fn title_of(report: &Report, series: &[Series]) -> String {
     let names: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
     format!(
-        "{}: median time and GB/s against N for {} on {}",
+        "{}: median time and {} against {} for {} on {}",
         report.problem,
+        Scale::of(report).unit(),
+        size_word(report),
         names.join(", "),
         report.gpu
     )

@@ -17,6 +17,7 @@ use cuda_measured_core::peers::Report;
 
 mod chart;
 mod render;
+mod scale;
 pub use render::{html, markdown, peers_of};
 
 /// A comparison as `cuda-runner peers` writes it, for tests elsewhere.
@@ -175,5 +176,7 @@ fn ours_of(report: &Report) -> Vec<(String, String)> {
     }
 }
 
+#[cfg(test)]
+mod flops_tests;
 #[cfg(test)]
 mod tests;

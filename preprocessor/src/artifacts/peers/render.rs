@@ -6,6 +6,7 @@
 //! describes the book's kernel. As HTML or, for other renderers, markdown.
 
 use super::Peers;
+use super::scale::Scale;
 use crate::figures;
 use crate::markup::Flat;
 use crate::render::html::report_table;
@@ -114,7 +115,10 @@ const NOISY: (&str, &str) = (
 /// `fast_reduce (ours)` for `reductions/fast_reduce`.
 pub fn ours_label(report: &Report) -> String {
     if report.ours_keys.len() > 1 {
-        return "ours (fastest of our kernels at each N)".to_string();
+        return format!(
+            "ours (fastest of our kernels at each {})",
+            size_word(report)
+        );
     }
     let short = report
         .ours_example
@@ -150,33 +154,44 @@ pub fn gbs(row: &Row, t: &Timing) -> f64 {
     row.bytes as f64 / (t.median_us * 1e3)
 }
 
+/// How a comparison's sizes are called in headings and tooltips: `N`, or
+/// `size` for a problem of several dimensions.
+pub(super) fn size_word(report: &Report) -> &'static str {
+    if report.rows.iter().any(|r| r.dims.is_some()) {
+        "size"
+    } else {
+        "N"
+    }
+}
+
+/// The size column's heading: `bytes` for a host-device copy, the
+/// dimensions of a problem of several (`M x N x K`), as its records'
+/// panels head them, else `N`.
+fn size_heading(report: &Report, scale: &Scale) -> String {
+    if scale.host_link {
+        return "bytes".into();
+    }
+    match report.rows.iter().find_map(|r| r.dims) {
+        Some(d) => cuda_measured_core::dims::Dims::describe(d.dims()),
+        None => "N".into(),
+    }
+}
+
 /// The comparison table: times per implementation, the reference over
-/// ours, and our bandwidth against the ceiling of the problem (read or
-/// copy, or for a host-device copy the pinned host link of its direction)
-/// measured with our kernel.
+/// ours, and our figure (GB/s, or TFLOP/s for a problem that counts its
+/// FLOP) against the ceiling of the problem (read or copy, for a
+/// host-device copy the pinned host link of its direction, for a matrix
+/// product the FP32 FMA rate) measured with our kernel ([`Scale`]).
 pub fn peers_table(report: &Report) -> Table {
-    let host_link = super::chart::host_link_ceiling(report);
-    let copy = host_link.is_none()
-        && cuda_measured_core::problem::lookup(&report.problem)
-            .is_some_and(|p| p.bound() == cuda_measured_core::problem::Bound::Copy);
-    let kind = match (host_link, copy) {
-        (Some(_), _) => "pinned host-link",
-        (None, true) => "copy",
-        (None, false) => "read",
-    };
-    let read = host_link.or_else(|| {
-        report
-            .ceilings
-            .as_ref()
-            .map(|c| if copy { c.copy_gbs } else { c.read_gbs })
-    });
+    let scale = Scale::of(report);
+    let at = size_word(report);
     let mut head = vec![
         // A host-device copy's size is its bytes.
-        Cell::new(if host_link.is_some() { "bytes" } else { "N" }),
+        Cell::new(size_heading(report, &scale)),
         Cell::titled(
             "ours µs",
             if report.ours_keys.len() > 1 {
-                "the fastest of our kernels at each N (named in the next column)".to_string()
+                format!("the fastest of our kernels at each {at} (named in the next column)")
             } else {
                 report.ours_example.clone()
             },
@@ -186,7 +201,7 @@ pub fn peers_table(report: &Report) -> Table {
     if several {
         head.push(Cell::titled(
             "our kernel",
-            "which of our kernels is fastest at this N",
+            format!("which of our kernels is fastest at this {at}"),
         ));
     }
     let peers = peers_of(report);
@@ -201,30 +216,17 @@ pub fn peers_table(report: &Report) -> Table {
         format!("{reference_name} / ours"),
         format!("{reference_name}'s time over ours: 1.00 or more means ours is at least as fast"),
     ));
+    head.push(Cell::titled(format!("ours {}", scale.unit()), scale.what()));
     head.push(Cell::titled(
-        "ours GB/s",
-        "bytes moved over our median time",
-    ));
-    head.push(Cell::titled(
-        format!("% of {kind} ceiling"),
-        match read {
-            Some(r) if copy => format!(
-                "ours GB/s over the copy ceiling measured with our kernel at each size (the same bytes; {} over 4 GiB)",
-                figures::gbs(r)
-            ),
-            Some(r) => format!(
-                "ours GB/s over the {kind} ceiling measured with our kernel ({})",
-                figures::gbs(r)
-            ),
-            None => format!("no {kind} ceiling was measured with our kernel"),
-        },
+        format!("% of {} ceiling", scale.kind),
+        scale.ceiling_title(),
     ));
     let mut marks = Marks::default();
     let rows = report
         .rows
         .iter()
         .map(|row| {
-            let mut cells = vec![Cell::new(row.n.to_string())];
+            let mut cells = vec![Cell::new(row.size().to_string())];
             cells.push(marks.time(row.ours.as_ref()));
             if several {
                 let short = row
@@ -241,11 +243,10 @@ pub fn peers_table(report: &Report) -> Table {
                 (Some(t), Some(o)) => ratio_cell(reference_name, t.median_us, o.median_us),
                 _ => Cell::none(),
             });
-            let ours_gbs = row.ours.as_ref().map(|o| gbs(row, o));
-            cells.push(ours_gbs.map_or_else(Cell::none, |g| Cell::new(figures::gbs_number(g))));
+            let ours = row.ours.as_ref().and_then(|o| scale.value(row, o));
+            cells.push(ours.map_or_else(Cell::none, |g| Cell::new(scale.number(g))));
             // A ceiling measured at this very size wins over the session's.
-            let ceiling = if copy { row.ceiling_gbs.or(read) } else { read };
-            cells.push(match (ours_gbs, ceiling) {
+            cells.push(match (ours, scale.ceiling_at(row)) {
                 (Some(g), Some(r)) if r > 0.0 => Cell::new(figures::percent(100.0 * g / r)),
                 _ => Cell::none(),
             });

@@ -3,8 +3,9 @@
 //! in one run on one GPU (`bench/peers/`). Stored as
 //! `results/peers/<problem>.json` and rendered on the comparison page.
 
+use crate::dims::Dims;
 use crate::method::Ceilings;
-use crate::record::{Record, Status};
+use crate::record::{Record, SizeResult, Status};
 use crate::size::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -35,10 +36,29 @@ pub struct Timing {
 /// All implementations at one size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    /// Elements.
+    /// Elements; for a problem of several dimensions, the product of
+    /// their values (`dims`), as records keep it.
     pub n: Size,
+    /// The values of each dimension, for a problem of several (as records
+    /// keep them: `{"M": 4096, "N": 4096, "K": 4096}`); absent for one
+    /// dimension and in every report made before it was kept.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::problem::dims_map"
+    )]
+    pub dims: Option<Dims>,
     /// Bytes the algorithm must move.
     pub bytes: u64,
+    /// The floating-point operations one run does, for a problem whose
+    /// primary figure counts them ([`Report::figure`] `tflops`): TFLOP/s
+    /// of any timing at this size is `flop` over its median.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::nonfinite::option"
+    )]
+    pub flop: Option<f64>,
     /// The ceiling measured with our kernel at this size, GB/s, where its
     /// record has one (copy-bound problems).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,6 +195,82 @@ pub struct Report {
     /// reports: `cub`).
     #[serde(default)]
     pub reference: String,
+    /// The problem's primary figure where it is not GB/s (`tflops`), as
+    /// its records give it ([`crate::figures::primary`]); absent for a
+    /// problem of bandwidth, as in every report made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<String>,
+    /// The named ceiling of [`Report::ceilings`] that figure is held to
+    /// (`fp32_fma`), as its records' `ceiling` names it; absent with
+    /// `figure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<String>,
+}
+
+impl Row {
+    /// An empty row of size `n` (its dimensions' values `dims`) that
+    /// moves `bytes`.
+    fn empty(n: u64, dims: Option<Dims>, bytes: u64) -> Row {
+        Row {
+            n: Size(n),
+            dims,
+            bytes,
+            flop: None,
+            ceiling_gbs: None,
+            ours: None,
+            ours_example: None,
+            peers: BTreeMap::new(),
+        }
+    }
+
+    /// The size as the problem writes it: its dimensions' values
+    /// (`M=N=K=4096`, `8192x4096`), else `n` (`2^20`).
+    pub fn size(&self) -> Dims {
+        self.dims.unwrap_or(Dims::n(self.n.0))
+    }
+}
+
+/// A peer line's `dims` (`{"M": 4096, "N": 4096, "K": 4096}`) as a size
+/// of `problem`'s dimensions, in the problem's order whatever the order
+/// of the line's keys (JSON objects have none); for a problem not
+/// registered, its names as they come.
+fn line_dims(problem: &str, value: &serde_json::Value) -> anyhow::Result<Dims> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| anyhow::anyhow!("`dims` is not a map of names to values"))?;
+    let Some(declared) = crate::problem::lookup(problem).map(|p| p.dims()) else {
+        return crate::problem::dims_map::deserialize(value.clone())?
+            .ok_or_else(|| anyhow::anyhow!("`dims` is empty"));
+    };
+    let names = || Dims::describe(declared);
+    anyhow::ensure!(
+        object.len() == declared.len(),
+        "`dims` has {} values and {problem} has the dimensions {}",
+        object.len(),
+        names()
+    );
+    let values = declared
+        .iter()
+        .map(|d| {
+            object
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(d.name))
+                .and_then(|(_, v)| v.as_u64())
+                .ok_or_else(|| {
+                    anyhow::anyhow!("`dims` has no whole value of `{}` ({})", d.name, names())
+                })
+        })
+        .collect::<anyhow::Result<Vec<u64>>>()?;
+    Dims::new(declared, &values).ok_or_else(|| anyhow::anyhow!("too many dimensions"))
+}
+
+/// The floating-point operations of one run at a record's size: its
+/// `flop` rate times its median, `None` where it counts none.
+fn flop_of(s: &SizeResult) -> Option<f64> {
+    let rate = s
+        .metrics
+        .get(&format!("{}_per_s", crate::problem::reports::FLOP))?;
+    Some((rate * s.median_us * 1e-6).round())
 }
 
 /// A line of the peers' JSON-lines output.
@@ -249,14 +345,11 @@ pub fn combine(
                 noisy: s.labels.iter().any(|l| l == crate::figures::NOISY),
                 pass: s.pass,
             };
-            let row = rows.entry(s.n.0).or_insert_with(|| Row {
-                n: s.n,
-                bytes: s.bytes,
-                ceiling_gbs: None,
-                ours: None,
-                ours_example: None,
-                peers: BTreeMap::new(),
-            });
+            let row = rows
+                .entry(s.n.0)
+                .or_insert_with(|| Row::empty(s.n.0, s.dims, s.bytes));
+            row.dims = row.dims.or(s.dims);
+            row.flop = row.flop.or_else(|| flop_of(s));
             // A correct kernel beats a wrong one; then the faster wins.
             let better = row
                 .ours
@@ -300,14 +393,26 @@ pub fn combine(
             continue;
         };
         let line_bytes = bytes(n, &p);
-        let row = rows.entry(n).or_insert_with(|| Row {
-            n: Size(n),
-            bytes: line_bytes,
-            ceiling_gbs: None,
-            ours: None,
-            ours_example: None,
-            peers: BTreeMap::new(),
-        });
+        let dims = p
+            .rest
+            .get("dims")
+            .map(|v| line_dims(problem, v))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("peers line {}: {e}", i + 1))?;
+        let row = rows
+            .entry(n)
+            .or_insert_with(|| Row::empty(n, dims, line_bytes));
+        if let (Some(ours), Some(theirs)) = (row.dims, dims) {
+            anyhow::ensure!(
+                ours.values() == theirs.values(),
+                "peers line {}: size {theirs} is not the records' {ours} of the same n = {n}",
+                i + 1
+            );
+        }
+        row.dims = row.dims.or(dims);
+        row.flop = row
+            .flop
+            .or_else(|| p.rest.get("flop").and_then(serde_json::Value::as_f64));
         row.peers.insert(
             p.implementation,
             Timing {
@@ -322,6 +427,12 @@ pub fn combine(
         );
     }
     let gpu = ours.gpu.as_ref();
+    // The figure and its ceiling where the problem's is not GB/s.
+    let first = ours.sizes.first();
+    let figure = first.and_then(|s| s.figure.clone());
+    let ceiling = figure
+        .as_ref()
+        .and_then(|_| first.and_then(|s| s.ceiling.clone()));
     Ok(Report {
         schema: 1,
         problem: problem.to_string(),
@@ -344,97 +455,10 @@ pub fn combine(
         rows: rows.into_values().collect(),
         peer_info: config.peer.clone(),
         reference: config.reference.clone(),
+        figure,
+        ceiling,
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A record of `example` timed at N = 2^10 and 2^18 in the given
-    /// microseconds, passing or not.
-    fn record(example: &str, us: [f64; 2], pass: bool) -> Record {
-        use crate::record::test_records;
-        let mut r = test_records::record(example, &format!("key-{example}"));
-        if !pass {
-            r.status = Status::Wrong;
-        }
-        r.problem = "softmax_rows v1".into();
-        r.sizes = vec![
-            test_records::size(1 << 10, 1 << 29, us[0], pass),
-            test_records::size(1 << 18, 1 << 29, us[1], pass),
-        ];
-        r
-    }
-
-    fn config(ours: &str) -> ProblemPeers {
-        let text = format!(
-            "[p]\nours = {ours}\nreference = \"t\"\n[[p.peer]]\nkey = \"t\"\nlabel = \"T\"\nshort = \"T\"\ncolour = \"#123456\"\n"
-        );
-        load_config(&text).unwrap().remove("p").unwrap()
-    }
-
-    // With several of our kernels, each size takes the fastest correct one
-    // and names it; every candidate's key is kept for staleness.
-    #[test]
-    fn several_kernels_compare_the_fastest_correct_one_at_each_size() {
-        let warp = record("ch/warp", [100.0, 900.0], true);
-        let block = record("ch/block", [150.0, 300.0], true);
-        let wrong = record("ch/wrong", [50.0, 50.0], false);
-        let lines =
-            "{\"impl\": \"t\", \"n\": 1024, \"median_us\": 120.0, \"pass\": true, \"bytes\": 7}\n";
-        let r = combine(
-            "softmax_rows",
-            &[warp, block, wrong],
-            lines,
-            &config("[\"ch/warp\", \"ch/block\", \"ch/wrong\"]"),
-        )
-        .unwrap();
-        let picked: Vec<(Option<&str>, f64)> = r
-            .rows
-            .iter()
-            .map(|row| {
-                (
-                    row.ours_example.as_deref(),
-                    row.ours.as_ref().unwrap().median_us,
-                )
-            })
-            .collect();
-        assert_eq!(
-            picked,
-            [(Some("ch/warp"), 100.0), (Some("ch/block"), 300.0)]
-        );
-        assert_eq!(r.ours_keys.len(), 3);
-        assert_eq!(r.rows[0].bytes, 1 << 29, "our record's bytes win");
-        // A kernel of another problem is refused.
-        let mut other = record("ch/other", [1.0, 1.0], true);
-        other.problem = "sum_f32 v2".into();
-        let cfg = config("[\"ch/warp\", \"ch/other\"]");
-        let err = combine(
-            "softmax_rows",
-            &[record("ch/warp", [1.0, 1.0], true), other],
-            "",
-            &cfg,
-        );
-        assert!(
-            err.unwrap_err()
-                .to_string()
-                .contains("only kernels of one problem")
-        );
-    }
-
-    // One kernel keeps the report as it was: no per-row names, no key map.
-    #[test]
-    fn one_kernel_keeps_the_single_form() {
-        let r = combine(
-            "sum_f32",
-            &[record("ch/only", [1.0, 2.0], true)],
-            "",
-            &config("\"ch/only\""),
-        )
-        .unwrap();
-        assert!(r.ours_keys.is_empty());
-        assert!(r.rows.iter().all(|row| row.ours_example.is_none()));
-        assert_eq!(r.ours_example, "ch/only");
-    }
-}
+mod tests;

@@ -145,6 +145,10 @@ pub fn process(
         writeln!(log, "{}", summary_line(&pass.catalog, &pass.settled))
             .context("writing to stderr")?;
     }
+    let unlinked = crate::unlinked::unlinked(&settings.root, &settings.kernels, &pass.catalog);
+    if let Some(line) = crate::unlinked::line(&unlinked) {
+        writeln!(log, "{line}").context("writing to stderr")?;
+    }
     write!(log, "{}", pass.report.describe(settings.strict)).context("writing to stderr")?;
     if pass.report.fails(settings.strict, settings.on_failure) {
         bail!(pass.report.failure_summary(settings.strict));

@@ -78,6 +78,7 @@ pub mod splice;
 pub mod status_page;
 pub mod stored;
 pub mod typed_figures;
+pub mod unlinked;
 pub mod values;
 
 #[cfg(test)]

@@ -217,7 +217,7 @@ pub fn check(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) -
         .iter()
         .map(|c| settings.src.join(&c.source_path))
         .collect();
-    for path in markdown_files(&settings.src) {
+    for path in crate::book_files::files_under(&settings.src, "md") {
         if known.contains(&path) || path.file_name().is_some_and(|n| n == "SUMMARY.md") {
             continue;
         }
@@ -264,24 +264,6 @@ pub fn check(settings: &Settings, catalog: &Catalog, chapters: &[ChapterText]) -
             }
         }
     }
-    out
-}
-
-/// Every `.md` file under `dir`, sorted.
-fn markdown_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(markdown_files(&path));
-        } else if path.extension().is_some_and(|e| e == "md") {
-            out.push(path);
-        }
-    }
-    out.sort();
     out
 }
 

@@ -115,7 +115,7 @@ PLUGIN_LAYERS = {
         "splice",
         "stored",
     ],
-    "book": ["scan", "powers", "maths_guard", "source_map", "directive_syntax", "catalog", "example_ref", "names", "book_files", "typed_figures"],
+    "book": ["scan", "powers", "maths_guard", "source_map", "directive_syntax", "catalog", "example_ref", "names", "book_files", "typed_figures", "unlinked"],
     "settle": ["compile_step", "measure", "results"],
     "render": ["render"],
     "artifacts": ["artifacts"],

@@ -193,6 +193,7 @@ fn run_size(
     }
     poison_destination(c.spec.direction, &dev, &mut host, &stream)?;
     stream.synchronize()?;
+    phases.inputs_s += drawn.elapsed().as_secs_f64();
     let mut copy: Box<QueuedCopy> = match c.spec.host {
         HostMemory::Mapped => {
             let mapped = host.device_ptr()?;
@@ -211,7 +212,6 @@ fn run_size(
     };
     copy(&stream)?;
     stream.synchronize()?;
-    phases.inputs_s += drawn.elapsed().as_secs_f64();
     let sampling = match c.spec.host {
         HostMemory::Pinned | HostMemory::Mapped => Sampling::COLD,
         HostMemory::Pageable => Sampling::UNBLOCKED,

@@ -176,12 +176,6 @@ pub fn compare(want: &[u8], got: &[u8], n: usize) -> CheckOutcome {
     }
 }
 
-/// Bytes as host data: 32-bit words, the last zero-padded (the form the
-/// check reads a copy in).
-pub fn host_data(bytes: &[u8]) -> HostData {
-    HostData::I32(words(bytes))
-}
-
 fn words(bytes: &[u8]) -> Vec<i32> {
     bytes
         .chunks(4)

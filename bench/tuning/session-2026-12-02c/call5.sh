@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/../../.."
 source bench/tuning/session-2026-12-02c/lib.sh
-rm -f results/memory-hierarchy/chase.json results/memory-hierarchy/chase_more.json
+rm -f results/memory-hierarchy/chase.json results/memory-hierarchy/chase_more.json results/problems/scan_f32.json results/problems/matmul_tiled.json
 book 5 120
 st "profiles and racecheck ($(left) s left)"
 cuda-runner profile kernels/problems/scan_f32.cu --size 2^24 --stalls > call-logs/profile-5.log 2>&1; st "scan_f32 rc=$?"

@@ -50,7 +50,7 @@ const TRACKS: &[(&str, usize, &[Row])] = &[
 /// say, a gate that waits for that session standing in for its verdict
 /// (a gate the store does judge must still judge as the row says). Remove
 /// a track from here once its records and profiles are committed.
-const WAITING: &[&str] = &["histogram", "scan", "matmul"];
+const WAITING: &[&str] = &[];
 
 /// The scan track (src/exercise-scan.md). Set before measuring, from the
 /// kernels' code, and checked against the store of 2026-12-02 (one

@@ -85,18 +85,34 @@ pub fn figure(id: &str, metric: &str, size: Dims, results: &Results<'_>) -> Show
         Ok(found) => found,
         Err(reason) => return Shown::Unmeasured(reason.to_string()),
     };
+    let shown = |m: &Metric| profile::shown(&unit_for_pages(metric, m));
     let text = if let [(_, m)] = values.as_slice() {
-        profile::shown(m)
+        shown(m)
     } else {
         values
             .iter()
-            .map(|(kernel, m)| format!("{} {}", short_kernel(kernel), profile::shown(m)))
+            .map(|(kernel, m)| format!("{} {}", short_kernel(kernel), shown(m)))
             .collect::<Vec<_>>()
             .join(", ")
     };
     Shown::Figure {
         text,
         title: title(&profile, metric),
+    }
+}
+
+/// `m` with the unit a page shows: a warp stall reason's counter is
+/// cycles stalled per issued instruction, whose unit Nsight Compute gives
+/// as `inst`, and is shown as a bare number for the sentence to name
+/// (`4.98 inst` would read as a count of instructions).
+fn unit_for_pages(metric: &str, m: &Metric) -> Metric {
+    if metric != profile::ISSUE_INTERVAL && profile::stall_metrics().iter().any(|s| s == metric) {
+        Metric {
+            unit: String::new(),
+            value: m.value,
+        }
+    } else {
+        m.clone()
     }
 }
 

@@ -123,7 +123,9 @@ fn stalls_name_the_leading_reasons() {
     let reason = |r: &str, v: f64| {
         (
             cuda_measured_core::profile::stall_metric(r),
-            serde_json::json!({"unit": "", "value": v}),
+            // Nsight Compute's unit for cycles stalled per issued
+            // instruction, which a page must not print (`14.25 inst`).
+            serde_json::json!({"unit": "inst", "value": v}),
         )
     };
     let mut metrics: serde_json::Map<String, serde_json::Value> = [

@@ -106,10 +106,25 @@ pub fn table(stage: &Stage, results: &Results<'_>) -> StageTable {
         heading: heading.to_string(),
         cells: ids.map(|id| cell(id, show)),
     };
+    // The rate and the ceiling the stage's problem reports (TFLOP/s and
+    // the FP32 FMA ceiling for a matrix multiply, GB/s and the read or
+    // copy ceiling for a bandwidth problem), read off whichever of the two
+    // records is measured.
+    let measured = ids.iter().find_map(|id| timing(id, size, results).ok());
+    let flops = measured.is_some_and(|(_, s)| cuda_measured_core::figures::primary(s) == "tflops");
+    let ceiling = measured.map_or("read", |(r, _)| crate::render::ceiling_kind(r));
+    let rate = if flops {
+        row("TFLOP/s", &|_, s| {
+            cuda_measured_core::figures::value(s, "tflops")
+                .map(|v| figures::tflops(v).replace(" TFLOP/s", ""))
+        })
+    } else {
+        row("GB/s", &|_, s| Some(figures::gbs_number(s.gbs)))
+    };
     let mut rows = vec![
         row("median time", &|_, s| Some(figures::time_us(s.median_us))),
-        row("GB/s", &|_, s| Some(figures::gbs_number(s.gbs))),
-        row("% of the read ceiling", &|_, s| {
+        rate,
+        row(&format!("% of the {ceiling} ceiling"), &|_, s| {
             s.pct_ceiling.map(figures::percent)
         }),
         row("launch", &|_, s| {

@@ -38,6 +38,8 @@ def summary(code, ans, ms):
     sizes = rec.get("sizes") or []
     return {"http": code, "outcome": ans.get("outcome"), "message": (ans.get("message") or ans.get("error") or "")[:300],
             "median_us": sizes[0].get("median_us") if sizes else None, "samples": sizes[0].get("samples") if sizes else None,
+            # Every size timed, the guard size among them (serve/measure.rs).
+            "sizes": [(s.get("n"), s.get("median_us"), s.get("gbs")) for s in sizes],
             "quick": rec.get("quick", ans.get("quick")), "gates": ans.get("gates"), "elapsed_ms": ans.get("elapsed_ms"),
             "round_trip_ms": ms, "panel_html_chars": len(ans.get("panel_html") or "")}
 

@@ -115,8 +115,7 @@ pub fn table(stage: &Stage, results: &Results<'_>) -> StageTable {
     let ceiling = measured.map_or("read", |(r, _)| crate::render::ceiling_kind(r));
     let rate = if flops {
         row("TFLOP/s", &|_, s| {
-            cuda_measured_core::figures::value(s, "tflops")
-                .map(|v| figures::tflops(v).replace(" TFLOP/s", ""))
+            Some(crate::render::kind_cell(s, "tflops"))
         })
     } else {
         row("GB/s", &|_, s| Some(figures::gbs_number(s.gbs)))

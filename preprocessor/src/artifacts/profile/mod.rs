@@ -106,7 +106,10 @@ pub fn figure(id: &str, metric: &str, size: Dims, results: &Results<'_>) -> Show
 /// as `inst`, and is shown as a bare number for the sentence to name
 /// (`4.98 inst` would read as a count of instructions).
 fn unit_for_pages(metric: &str, m: &Metric) -> Metric {
-    if metric != profile::ISSUE_INTERVAL && profile::stall_metrics().iter().any(|s| s == metric) {
+    if profile::STALL_REASONS
+        .iter()
+        .any(|r| profile::stall_metric(r) == metric)
+    {
         Metric {
             unit: String::new(),
             value: m.value,

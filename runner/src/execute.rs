@@ -79,6 +79,10 @@ pub struct Settings {
     /// kernels are a reader's: one that remembers an answer between runs
     /// must not pass); no hot figure is taken then.
     pub check_every_run: bool,
+    /// Whether a problem with a check the GPU can do ([`problem::DeviceCheck`])
+    /// is judged there (unless [`DEVICE_CHECKS_VAR`] is `0`); never with
+    /// [`Settings::check_every_run`].
+    pub device_checks: bool,
 }
 
 impl Settings {
@@ -103,6 +107,10 @@ impl Settings {
 /// (`0`).
 pub const OVERLAP_VAR: &str = "CUDA_MEASURED_OVERLAP_CHECKS";
 
+/// The environment variable that turns [`Settings::device_checks`] off
+/// (`0`): every answer is then copied back and judged on the host.
+pub const DEVICE_CHECKS_VAR: &str = "CUDA_MEASURED_DEVICE_CHECKS";
+
 /// The environment variable that sets [`Settings::resident_bytes`], in MiB.
 pub const RESIDENT_VAR: &str = "CUDA_MEASURED_RESIDENT_MIB";
 
@@ -120,6 +128,7 @@ impl Settings {
             overlap_checks: std::env::var(OVERLAP_VAR).map_or(true, |v| v.trim() != "0"),
             input_seed: None,
             check_every_run: false,
+            device_checks: std::env::var(DEVICE_CHECKS_VAR).map_or(true, |v| v.trim() != "0"),
         }
     }
 }
@@ -494,6 +503,7 @@ fn run_into(
                 overlap_checks: settings.overlap_checks,
                 seed: settings.seed(),
                 check_every_run: settings.check_every_run,
+                device_checks: settings.device_checks,
             },
             record,
             samples_us,
@@ -608,6 +618,8 @@ struct Shared<'a> {
     seed: u64,
     /// Whether every timed run's answer is checked.
     check_every_run: bool,
+    /// Whether a check the GPU can do is done there.
+    device_checks: bool,
 }
 
 /// Checks `point` at the problem's edge sizes and checks and times it at
@@ -649,6 +661,7 @@ fn run_sizes(
         overlap_checks,
         seed,
         check_every_run,
+        device_checks,
     } = shared;
     let mut runner = SizeRunner {
         ctx,
@@ -670,6 +683,10 @@ fn run_sizes(
         overlap_checks,
         seed,
         check_every_run,
+        device_check: problem
+            .device_check()
+            .filter(|_| device_checks && !check_every_run)
+            .map(|check| (check, timer.device_judge())),
         inputs_s: 0.0,
         checks_s: 0.0,
     };
@@ -818,10 +835,25 @@ struct SizeRunner<'a> {
     /// Whether every timed run's answer is checked
     /// ([`Settings::check_every_run`]).
     check_every_run: bool,
+    /// The problem's check done on the GPU, and what does it, when it is
+    /// done there ([`Settings::device_checks`]).
+    device_check: Option<DeviceCheckWith>,
     /// Seconds spent drawing inputs and copying them to the GPU.
     inputs_s: f64,
     /// Seconds spent copying answers back and checking them.
     checks_s: f64,
+}
+
+/// A problem's check done on the GPU and the kernels that do it.
+type DeviceCheckWith = (problem::DeviceCheck, crate::device_check::DeviceJudge);
+
+/// What judges an answer on the GPU before any is copied back: the digest
+/// that finds a verdict kept for the same answer, and the problem's check
+/// done there, when it is.
+#[derive(Clone, Copy)]
+struct OnDevice<'a> {
+    digest: &'a crate::digest::AnswerDigest,
+    check: Option<&'a DeviceCheckWith>,
 }
 
 /// A kernel argument value.
@@ -861,6 +893,7 @@ impl SizeRunner<'_> {
             prepared,
             self.staging,
             Some(keep),
+            self.device_check.is_some(),
             &stream,
         )
         .map_err(measure::classify_queue_error)?;
@@ -906,7 +939,15 @@ impl SizeRunner<'_> {
         stream.synchronize().map_err(RunError::Fault)?;
         let checked = Instant::now();
         let known = buffers
-            .known_or_copied(&self.digest, self.staging, &stream)
+            .known_or_copied(
+                OnDevice {
+                    digest: &self.digest,
+                    check: self.device_check.as_ref(),
+                },
+                data,
+                self.staging,
+                &stream,
+            )
             .map_err(RunError::Fault)?;
         // An answer not judged yet is judged now, or, at a timed size,
         // on a thread of its own while the GPU times the size: the
@@ -949,7 +990,11 @@ impl SizeRunner<'_> {
         // an answer judged before (a few microseconds on the GPU), else
         // copied back and checked. The last run's is checked below.
         let check_every_run = self.check_every_run;
-        let (digest, staging) = (&self.digest, &mut *self.staging);
+        let on_device = OnDevice {
+            digest: &self.digest,
+            check: self.device_check.as_ref(),
+        };
+        let staging = &mut *self.staging;
         let mut ran = false;
         let mut first_wrong: Option<problem::CheckOutcome> = None;
         let (samples, judged) = std::thread::scope(|scope| {
@@ -964,7 +1009,7 @@ impl SizeRunner<'_> {
                 sampling,
                 |s| {
                     if check_every_run && ran {
-                        let verdict = buffers.check(problem, &plan, data, digest, staging, s)?;
+                        let verdict = buffers.check(problem, &plan, data, on_device, staging, s)?;
                         if !verdict.pass && first_wrong.is_none() {
                             first_wrong = Some(verdict);
                         }
@@ -1011,7 +1056,10 @@ impl SizeRunner<'_> {
                 self.problem,
                 &plan,
                 data,
-                &self.digest,
+                OnDevice {
+                    digest: &self.digest,
+                    check: self.device_check.as_ref(),
+                },
                 self.staging,
                 &stream,
             )
@@ -1125,6 +1173,10 @@ struct Buffers {
     /// is timed ([`SizeRunner::run`]), otherwise always here.
     judge: Option<Judge>,
     inputs: Vec<(String, Arc<CudaSlice<u8>>)>,
+    /// Each input's GPU digest as uploaded (or as kept, verified), when a
+    /// check done on the GPU will read the inputs: it runs only while
+    /// they still have these bytes.
+    input_digests: Vec<[u64; 2]>,
     outputs: Vec<(String, Elem, Start, CudaSlice<u8>)>,
     scratch: Vec<(String, ScratchBuffer, CudaSlice<u8>)>,
 }
@@ -1154,6 +1206,7 @@ impl Buffers {
         prepared: SharedData,
         staging: &mut crate::upload::Staging,
         mut keep: Option<Keep<'_>>,
+        digest_inputs: bool,
         stream: &Arc<CudaStream>,
     ) -> Result<Self, DriverError> {
         let mut judge = Judge {
@@ -1163,6 +1216,7 @@ impl Buffers {
         let mut b = Buffers {
             judge: None,
             inputs: Vec::new(),
+            input_digests: Vec::new(),
             outputs: Vec::new(),
             scratch: Vec::new(),
         };
@@ -1215,6 +1269,11 @@ impl Buffers {
                         dev,
                     ));
                 }
+            }
+        }
+        if digest_inputs && let Some(k) = keep.as_ref() {
+            for (_, dev) in &b.inputs {
+                b.input_digests.push(k.digest.of(dev, stream)?);
             }
         }
         for (name, spec) in &plan.scratch {
@@ -1343,18 +1402,57 @@ impl Buffers {
     /// (known from its digest, taken on the GPU, without copying it back),
     /// or, when there is none, the answer's key, with the answer copied
     /// back into the judge's host copies for judging.
+    ///
+    /// With `device`, an answer not known is judged on the GPU when the
+    /// inputs still have their uploaded bytes ([`crate::device_check`]),
+    /// and its verdict kept under its key like any other.
     fn known_or_copied(
         &mut self,
-        digest: &crate::digest::AnswerDigest,
+        on_device: OnDevice<'_>,
+        data: Data,
         staging: &mut crate::upload::Staging,
         stream: &Arc<CudaStream>,
     ) -> Result<Result<problem::CheckOutcome, u128>, DriverError> {
+        let digest = on_device.digest;
         let key = self.answer_key(digest, stream)?;
         if let Some(known) = self.judge().verdict(key) {
             return Ok(Ok(known));
         }
+        if let Some((check, judge)) = on_device.check
+            && self.inputs_unchanged(digest, stream)?
+        {
+            let named: Vec<(&str, &CudaSlice<u8>)> = self
+                .inputs
+                .iter()
+                .map(|(n, d)| (n.as_str(), &**d))
+                .chain(self.outputs.iter().map(|(n, .., d)| (n.as_str(), d)))
+                .collect();
+            let judged = judge.judge(*check, data, &named, stream)?;
+            if let Some(outcome) = judged {
+                self.judge().prepared.remember(key, &outcome);
+                return Ok(Ok(outcome));
+            }
+        }
         self.copy_answers(staging, stream)?;
         Ok(Err(key))
+    }
+
+    /// Whether every input still has the bytes it was uploaded with (by
+    /// its GPU digest); false when they were not digested.
+    fn inputs_unchanged(
+        &self,
+        digest: &crate::digest::AnswerDigest,
+        stream: &Arc<CudaStream>,
+    ) -> Result<bool, DriverError> {
+        if self.input_digests.len() != self.inputs.len() {
+            return Ok(false);
+        }
+        for ((_, dev), want) in self.inputs.iter().zip(&self.input_digests) {
+            if digest.of(dev, stream)? != *want {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Judges the answer: by the verdict kept for an identical answer,
@@ -1365,14 +1463,16 @@ impl Buffers {
         problem: &dyn Problem,
         plan: &ResolvedPlan,
         data: Data,
-        digest: &crate::digest::AnswerDigest,
+        on_device: OnDevice<'_>,
         staging: &mut crate::upload::Staging,
         stream: &Arc<CudaStream>,
     ) -> Result<problem::CheckOutcome, DriverError> {
-        Ok(match self.known_or_copied(digest, staging, stream)? {
-            Ok(known) => known,
-            Err(key) => self.judge().judge(problem, &plan.instance, data, key),
-        })
+        Ok(
+            match self.known_or_copied(on_device, data, staging, stream)? {
+                Ok(known) => known,
+                Err(key) => self.judge().judge(problem, &plan.instance, data, key),
+            },
+        )
     }
 
     fn judge(&mut self) -> &mut Judge {
@@ -1641,7 +1741,15 @@ pub fn launch_once(example: &Example, size: crate::dims::Dims) -> anyhow::Result
     let stream = ctx.default_stream();
     let prepared = SharedData::open(None, &*problem, &plan.instance, INPUT_SEED, Data::Timed);
     let mut staging = crate::upload::Staging::new(&ctx)?;
-    let buffers = Buffers::allocate(&*problem, &plan, prepared, &mut staging, None, &stream)?;
+    let buffers = Buffers::allocate(
+        &*problem,
+        &plan,
+        prepared,
+        &mut staging,
+        None,
+        false,
+        &stream,
+    )?;
     let bindings = binding::bind(example, &*problem, &plan).map_err(anyhow::Error::msg)?;
     let args = buffers
         .args(&bindings, &stream)

@@ -12,6 +12,7 @@ pub mod allreduce;
 pub mod clocks;
 pub mod compile;
 pub mod device;
+pub mod device_check;
 pub mod digest;
 pub mod execute;
 pub mod fault_cause;

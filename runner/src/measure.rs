@@ -68,6 +68,7 @@ pub struct Timer {
     fma: CudaFunction,
     poison: SharedPoison,
     digest: crate::digest::AnswerDigest,
+    device_judge: crate::device_check::DeviceJudge,
     flush: CudaSlice<u8>,
     flush_value: u8,
     /// The blocking kernel and event pair of the one stream.
@@ -396,9 +397,11 @@ impl Timer {
                 / 1000.0;
         let poison = SharedPoison::new(ctx, module.load_function("cm_poison_shared")?, sm_count)?;
         let digest = crate::digest::AnswerDigest::new(module.load_function("cm_digest")?, sm_count);
+        let device_judge = crate::device_check::DeviceJudge::new(&module)?;
         Ok(Timer {
             poison,
             digest,
+            device_judge,
             empty: module.load_function("cm_empty")?,
             read: module.load_function("cm_read")?,
             copy: module.load_function("cm_copy")?,
@@ -433,6 +436,11 @@ impl Timer {
     /// The answer digest of checks.
     pub fn answer_digest(&self) -> crate::digest::AnswerDigest {
         self.digest.clone()
+    }
+
+    /// The checks done on the GPU ([`crate::device_check`]).
+    pub fn device_judge(&self) -> crate::device_check::DeviceJudge {
+        self.device_judge.clone()
     }
 
     /// The shared-memory poison of correctness runs.

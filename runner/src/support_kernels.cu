@@ -128,3 +128,141 @@ extern "C" __global__ void cm_poison_shared(unsigned words) {
     for (unsigned i = threadIdx.x; i < words; i += blockDim.x) s[i] = 0x7fc00000u;
     __syncthreads();
 }
+
+// The prefix-sum check on the GPU (problem::DeviceCheck::PrefixSumF32),
+// the host check of scan_f32 done where the answer already is. Chunks of
+// `chunk` elements (scan_f32::CHECK_CHUNK), one block each.
+//
+// cm_scan_totals: each chunk's float64 sum and sum of magnitudes of x,
+// into totals[2c] and totals[2c + 1]. The host turns them into each
+// chunk's starting sums, as the host check does.
+__device__ void cm_block_sum2(double& s, double& m, double* shared_s, double* shared_m) {
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int offset = 16; offset > 0; offset /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, offset);
+        m += __shfl_down_sync(0xffffffffu, m, offset);
+    }
+    if (lane == 0) {
+        shared_s[warp] = s;
+        shared_m[warp] = m;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        unsigned warps = blockDim.x / 32;
+        s = lane < warps ? shared_s[lane] : 0.0;
+        m = lane < warps ? shared_m[lane] : 0.0;
+        for (int offset = 16; offset > 0; offset /= 2) {
+            s += __shfl_down_sync(0xffffffffu, s, offset);
+            m += __shfl_down_sync(0xffffffffu, m, offset);
+        }
+    }
+}
+
+extern "C" __global__ void cm_scan_totals(const float* __restrict__ x, unsigned long long n, unsigned chunk,
+                                          double* __restrict__ totals) {
+    __shared__ double shared_s[32], shared_m[32];
+    unsigned long long begin = (unsigned long long)blockIdx.x * chunk;
+    unsigned long long end = begin + chunk < n ? begin + chunk : n;
+    double s = 0.0, m = 0.0;
+    for (unsigned long long i = begin + threadIdx.x; i < end; i += blockDim.x) {
+        double v = x[i];
+        s += v;
+        m += fabs(v);
+    }
+    cm_block_sum2(s, m, shared_s, shared_m);
+    if (threadIdx.x == 0) {
+        totals[2 * blockIdx.x] = s;
+        totals[2 * blockIdx.x + 1] = m;
+    }
+}
+
+// cm_scan_worst: each chunk's worst element of y against the float64
+// prefix sums of x that start from starts[2c] (sum) and starts[2c + 1]
+// (sum of magnitudes): error exact (0 when equal, infinity otherwise) or
+// |y - ref| / max(magnitudes, DBL_MIN), infinity for NaN or infinity,
+// so that it never passes. Each thread walks `chunk / blockDim.x`
+// consecutive elements twice: once for its part's sums, then, from the
+// block's exclusive scan of those, element by element. Out: the worst
+// error, its index (~0 for none above 0) and its reference, per chunk;
+// the lowest index of the largest error, as the host check reports.
+#define CM_INFINITY __longlong_as_double(0x7ff0000000000000ll)
+#define CM_DBL_MIN 2.2250738585072014e-308
+#define CM_DBL_MAX 1.7976931348623157e308
+
+extern "C" __global__ void cm_scan_worst(const float* __restrict__ x, const float* __restrict__ y,
+                                         unsigned long long n, unsigned chunk, const double* __restrict__ starts,
+                                         int exact, double* __restrict__ worst_error,
+                                         unsigned long long* __restrict__ worst_index,
+                                         double* __restrict__ worst_reference) {
+    __shared__ double part_s[1024], part_m[1024];
+    __shared__ unsigned long long part_i[1024];
+    unsigned t = threadIdx.x, threads = blockDim.x;
+    unsigned long long chunk_begin = (unsigned long long)blockIdx.x * chunk;
+    unsigned long long chunk_end = chunk_begin + chunk < n ? chunk_begin + chunk : n;
+    unsigned long long per = (chunk + threads - 1) / threads;
+    unsigned long long begin = chunk_begin + t * per;
+    unsigned long long end = begin + per < chunk_end ? begin + per : chunk_end;
+    double s = 0.0, m = 0.0;
+    for (unsigned long long i = begin; i < end; ++i) {
+        double v = x[i];
+        s += v;
+        m += fabs(v);
+    }
+    part_s[t] = s;
+    part_m[t] = m;
+    __syncthreads();
+    // Inclusive scan of the parts (Hillis-Steele; a check, not a lesson).
+    for (unsigned offset = 1; offset < threads; offset *= 2) {
+        double add_s = t >= offset ? part_s[t - offset] : 0.0;
+        double add_m = t >= offset ? part_m[t - offset] : 0.0;
+        __syncthreads();
+        part_s[t] += add_s;
+        part_m[t] += add_m;
+        __syncthreads();
+    }
+    s = starts[2 * blockIdx.x] + (t > 0 ? part_s[t - 1] : 0.0);
+    m = starts[2 * blockIdx.x + 1] + (t > 0 ? part_m[t - 1] : 0.0);
+    double worst = 0.0, worst_ref = 0.0;
+    unsigned long long worst_at = ~0ull;
+    for (unsigned long long i = begin; i < end; ++i) {
+        double v = x[i];
+        s += v;
+        m += fabs(v);
+        double got = y[i];
+        double e;
+        if (exact) {
+            e = got == s ? 0.0 : CM_INFINITY;
+        } else {
+            e = fabs(got - s) / fmax(m, CM_DBL_MIN);
+            // Not at most the largest double: NaN or infinity.
+            if (!(e <= CM_DBL_MAX)) e = CM_INFINITY;
+        }
+        if (e > worst) {
+            worst = e;
+            worst_at = i;
+            worst_ref = s;
+        }
+    }
+    __syncthreads();
+    part_s[t] = worst;
+    part_m[t] = worst_ref;
+    part_i[t] = worst_at;
+    __syncthreads();
+    // The largest error, the lowest index on a tie (parts are in index order).
+    for (unsigned offset = 1; offset < threads; offset *= 2) {
+        if (t % (2 * offset) == 0 && t + offset < threads) {
+            double other = part_s[t + offset];
+            if (other > part_s[t]) {
+                part_s[t] = other;
+                part_m[t] = part_m[t + offset];
+                part_i[t] = part_i[t + offset];
+            }
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        worst_error[blockIdx.x] = part_s[0];
+        worst_index[blockIdx.x] = part_i[0];
+        worst_reference[blockIdx.x] = part_m[0];
+    }
+}

@@ -489,3 +489,14 @@ fn planted_fault_kernels_show_their_cause_in_the_ptx() {
         KernelCode::default()
     );
 }
+
+// The measuring method's own kernels (blocker, ceilings, poison, digest and
+// the prefix-sum check) compile: a GPU run would otherwise fail at its
+// first example.
+#[test]
+fn the_support_kernels_compile() {
+    match cuda_runner::measure::support_cubin(ARCH, None) {
+        Ok(cubin) => assert_eq!(&cubin[..4], b"\x7fELF"),
+        Err(e) => panic!("the support kernels do not compile: {e:#}"),
+    }
+}

@@ -18,7 +18,7 @@ pub mod matmul_f32;
 pub mod pointer_chase;
 pub mod reports;
 mod rowwise;
-mod scan_f32;
+pub mod scan_f32;
 mod softmax_rows;
 mod sum_f32;
 pub mod transfer;
@@ -415,6 +415,14 @@ pub trait Problem: Sync {
         String::new()
     }
 
+    /// The same check done on the GPU, where the runner can do it on the
+    /// buffers already there instead of copying a large answer back and
+    /// judging it on the host ([`DeviceCheck`]); `None` (the default) for
+    /// a check done on the host only.
+    fn device_check(&self) -> Option<DeviceCheck> {
+        None
+    }
+
     /// The names of its buffers and scalars, whatever the shape.
     fn argument_names(&self) -> Vec<&'static str> {
         let probe = Instance {
@@ -513,6 +521,27 @@ pub fn describe(name: &str) -> String {
         None if name == TRANSFER => format!("{TRANSFER} v{}", transfer::VERSION),
         None => format!("{name} (unknown)"),
     }
+}
+
+/// A problem's check as the GPU can do it: what the runner's support
+/// kernels compute, and how their result becomes the problem's verdict
+/// (the same [`CheckOutcome`], its tolerance and wording, as the host
+/// check). The runner uses it only on inputs it has verified unchanged
+/// since the upload, and never for the Run service's jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceCheck {
+    /// An inclusive prefix sum of float32 `input` into float32 `output`,
+    /// judged as [`ScanF32`] judges it: float64 prefix sums and sums of
+    /// magnitudes chunk by chunk ([`scan_f32::CHECK_CHUNK`] elements, each
+    /// chunk starting from the float64 totals of the chunks before it),
+    /// the worst element of each chunk returned, the worst of all turned
+    /// into the verdict by [`scan_f32::outcome`].
+    PrefixSumF32 {
+        /// The input buffer's name.
+        input: &'static str,
+        /// The output buffer's name.
+        output: &'static str,
+    },
 }
 
 /// The relative error of `got` against `reference`, as a check reports

@@ -109,6 +109,13 @@ impl Problem for ScanF32 {
         check_scan(x, y, data)
     }
 
+    fn device_check(&self) -> Option<super::DeviceCheck> {
+        Some(super::DeviceCheck::PrefixSumF32 {
+            input: "x",
+            output: "y",
+        })
+    }
+
     fn bytes(&self, instance: &Instance) -> u64 {
         8 * instance.shape.elements()
     }
@@ -137,8 +144,44 @@ const LARGE_EDGE: u64 = (1 << 24) + 3;
 const SMALL_WHOLE: u64 = 1 << 22;
 
 /// Elements per chunk of the check, fixed so that the reference does not
-/// depend on the number of threads.
-const CHUNK: usize = 1 << 16;
+/// depend on the number of threads (nor, on the GPU, on the grid).
+pub const CHECK_CHUNK: usize = 1 << 16;
+const CHUNK: usize = CHECK_CHUNK;
+
+/// The worst element of an answer: its error (0 for an exact match,
+/// infinite for a wrong exact answer or a NaN), its index
+/// (`usize::MAX` when no element had an error above 0) and its float64
+/// reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Worst {
+    /// The error, as [`super::relative_error`] or exact.
+    pub error: f64,
+    /// The element's index; `usize::MAX` for none.
+    pub index: usize,
+    /// The float64 prefix sum the element was held to.
+    pub reference: f64,
+}
+
+impl Worst {
+    /// No element in error.
+    pub const NONE: Worst = Worst {
+        error: 0.0,
+        index: usize::MAX,
+        reference: 0.0,
+    };
+
+    /// The worse of two, the first on a tie (the host check's order: the
+    /// lowest index of the largest error).
+    pub fn worse(self, other: Worst) -> Worst {
+        if other.error > self.error
+            || (other.error == self.error && other.index < self.index && other.error > 0.0)
+        {
+            other
+        } else {
+            self
+        }
+    }
+}
 
 /// The worst element of `y` against the float64 prefix sums of `x`,
 /// exactly or within the tolerance as `data` says; on every core (each
@@ -200,21 +243,38 @@ fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
                 |a, b| if b.0 > a.0 { b } else { a },
             )
     });
+    let (error, index, reference) = worst;
+    let worst = Worst {
+        error,
+        index,
+        reference,
+    };
+    outcome(n, data, worst, (index != usize::MAX).then(|| y[index]))
+}
+
+/// The verdict on a scan of `n` elements whose worst element is `worst`
+/// (with `got`, the answer's value there): the tolerance, the pass and the
+/// wording shared by the host check and the GPU's ([`super::DeviceCheck`]).
+pub fn outcome(n: usize, data: Data, worst: Worst, got: Option<f32>) -> CheckOutcome {
     let tolerance = match data {
         Data::Exact => 0.0,
         Data::Timed => 4.0 * (n.max(1) as f64).sqrt() * Elem::F32.unit_roundoff(),
     };
-    let (error, i, reference) = worst;
+    let Worst {
+        error,
+        index: i,
+        reference,
+    } = worst;
     let pass = error <= tolerance;
+    let got = got.unwrap_or(f32::NAN);
     let detail = if i == usize::MAX {
         format!("all {n} prefix sums right")
     } else if data == Data::Exact && !pass {
         format!(
-            "y[{i}]: expected exactly {reference}, got {} (the inputs are whole numbers from 1 to 4, or 0 and 1 above {SMALL_WHOLE} elements, whose prefix sums float32 holds exactly, so elements were dropped, added twice or a block's prefix came from the wrong block)",
-            y[i]
+            "y[{i}]: expected exactly {reference}, got {got} (the inputs are whole numbers from 1 to 4, or 0 and 1 above {SMALL_WHOLE} elements, whose prefix sums float32 holds exactly, so elements were dropped, added twice or a block's prefix came from the wrong block)"
         )
     } else {
-        format!("worst y[{i}]: expected {reference:.6}, got {}", y[i])
+        format!("worst y[{i}]: expected {reference:.6}, got {got}")
     };
     CheckOutcome {
         error,
@@ -249,6 +309,74 @@ mod tests {
         let mut y = scanned(&x);
         wrong(&mut y, &x);
         p.check(&i, &prepared, &[("y", &HostData::F32(y))], data)
+    }
+
+    // The worst of the chunks' worst elements is the lowest index of the
+    // largest error whatever order the GPU's chunks come back in, as the
+    // host check reports it.
+    #[test]
+    fn the_worst_element_does_not_depend_on_the_order_of_chunks() {
+        let w = |error, index| Worst {
+            error,
+            index,
+            reference: index as f64,
+        };
+        let parts = [
+            w(0.0, usize::MAX),
+            w(2.0, 70),
+            w(1.0, 3),
+            w(2.0, 9),
+            w(0.5, 1),
+        ];
+        let forward = parts.iter().copied().fold(Worst::NONE, Worst::worse);
+        let backward = parts.iter().rev().copied().fold(Worst::NONE, Worst::worse);
+        assert_eq!(forward, w(2.0, 9));
+        assert_eq!(backward, w(2.0, 9));
+        assert_eq!(
+            [Worst::NONE; 3].into_iter().fold(Worst::NONE, Worst::worse),
+            Worst::NONE
+        );
+    }
+
+    // The verdict made from a worst element is the host check's: a scan
+    // with one element off at 2^20 fails at that element with the same
+    // error, tolerance and wording whichever side found the worst.
+    #[test]
+    fn the_verdict_from_a_worst_element_is_the_host_checks() {
+        let n = 1u64 << 20;
+        let host = judge(n, Data::Timed, |y, _| y[777_777] += 1000.0);
+        assert!(!host.pass);
+        let reference: f64 = {
+            let p = ScanF32.prepare(
+                &Instance {
+                    shape: Shape::flat(n),
+                    dtype: Elem::F32,
+                },
+                11,
+                Data::Timed,
+            );
+            let x = p.input("x").unwrap().as_f32().unwrap();
+            x[..=777_777].iter().map(|&v| f64::from(v)).sum()
+        };
+        let got: f32 = host.detail.rsplit("got ").next().unwrap().parse().unwrap();
+        let worst = Worst {
+            error: host.error,
+            index: 777_777,
+            reference,
+        };
+        let rebuilt = outcome(n as usize, Data::Timed, worst, Some(got));
+        assert_eq!(rebuilt.pass, host.pass);
+        assert_eq!(rebuilt.tolerance, host.tolerance);
+        assert!(
+            host.detail.starts_with("worst y[777777]: expected "),
+            "{}",
+            host.detail
+        );
+        assert!(
+            rebuilt.detail.starts_with("worst y[777777]: expected "),
+            "{}",
+            rebuilt.detail
+        );
     }
 
     // A sequential float32 scan passes, exactly on whole numbers at every

@@ -142,18 +142,24 @@ pub fn data(n: u64, seed: u64) -> Vec<u8> {
     bytes
 }
 
+/// The verdict on a copy of `n` bytes all equal to the source's (compared
+/// byte by byte, or by the GPU digests of both ends).
+pub fn all_equal(n: usize) -> CheckOutcome {
+    CheckOutcome {
+        error: 0.0,
+        tolerance: 0.0,
+        pass: true,
+        detail: format!("all {n} bytes equal the source's"),
+    }
+}
+
 /// The verdict on a copy: `got` (what came back, at most `n` bytes) against
 /// `want` (the source's first `n` bytes). Equal copies, the usual case,
 /// cost one `memcmp`.
 pub fn compare(want: &[u8], got: &[u8], n: usize) -> CheckOutcome {
     let want = &want[..n];
     if got.len() == n && want == got {
-        return CheckOutcome {
-            error: 0.0,
-            tolerance: 0.0,
-            pass: true,
-            detail: format!("all {n} bytes equal the source's"),
-        };
+        return all_equal(n);
     }
     let wrong = want
         .iter()

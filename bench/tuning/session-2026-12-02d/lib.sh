@@ -11,13 +11,5 @@ book() { # NAME MARGIN: auto mode, what has no current record, within the time l
   grep -E "^\[cuda\] .*(pass|wrong|fault|error|broken|example\(s\))" call-logs/book-$1.log | tail -150 >> "$log"
   pack
 }
-peer() { # PROBLEM: its harness from bench/peers/peers.toml, then combined
-  local problem=$1 harness ours
-  harness=$(python3 -c 'import tomllib,sys; print(tomllib.load(open("bench/peers/peers.toml","rb"))[sys.argv[1]]["harness"])' $problem)
-  ours=$(python3 -c 'import tomllib,sys; o=tomllib.load(open("bench/peers/peers.toml","rb"))[sys.argv[1]]["ours"]; print(" ".join("--ours results/%s.json" % i for i in ([o] if isinstance(o,str) else o)))' $problem)
-  st "peers $problem ($(left) s left)"
-  RAW=call-logs/peers-raw-$problem.jsonl timeout $(left) $harness results/peers/$problem.jsonl > call-logs/peers-$problem.log 2>&1 || st "peers $problem failed rc=$?"
-  [[ -s results/peers/$problem.jsonl ]] && cuda-runner peers --same-session --problem $problem $ours --peers results/peers/$problem.jsonl > call-logs/$problem.json 2>> "$log" && cp call-logs/$problem.json results/peers/$problem.json
-  tail -12 call-logs/peers-$problem.log >> "$log"
-  pack
-}
+# peer PROBLEM: as session-2026-12-02c's (its harness from bench/peers/peers.toml, then combined)
+eval "$(sed -n '/^peer() {/,/^}/p' bench/tuning/session-2026-12-02c/lib.sh)"

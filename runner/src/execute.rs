@@ -938,16 +938,12 @@ impl SizeRunner<'_> {
         poisoned_work(&stream).map_err(measure::classify_queue_error)?;
         stream.synchronize().map_err(RunError::Fault)?;
         let checked = Instant::now();
+        let on_device = OnDevice {
+            digest: &self.digest,
+            check: self.device_check.as_ref(),
+        };
         let known = buffers
-            .known_or_copied(
-                OnDevice {
-                    digest: &self.digest,
-                    check: self.device_check.as_ref(),
-                },
-                data,
-                self.staging,
-                &stream,
-            )
+            .known_or_copied(on_device, data, self.staging, &stream)
             .map_err(RunError::Fault)?;
         // An answer not judged yet is judged now, or, at a timed size,
         // on a thread of its own while the GPU times the size: the
@@ -990,10 +986,6 @@ impl SizeRunner<'_> {
         // an answer judged before (a few microseconds on the GPU), else
         // copied back and checked. The last run's is checked below.
         let check_every_run = self.check_every_run;
-        let on_device = OnDevice {
-            digest: &self.digest,
-            check: self.device_check.as_ref(),
-        };
         let staging = &mut *self.staging;
         let mut ran = false;
         let mut first_wrong: Option<problem::CheckOutcome> = None;
@@ -1052,17 +1044,7 @@ impl SizeRunner<'_> {
         // than it saved: bench/tuning/disguise-kernels/check-cost-bytecompare.log).
         let checked = Instant::now();
         let after = buffers
-            .check(
-                self.problem,
-                &plan,
-                data,
-                OnDevice {
-                    digest: &self.digest,
-                    check: self.device_check.as_ref(),
-                },
-                self.staging,
-                &stream,
-            )
+            .check(self.problem, &plan, data, on_device, self.staging, &stream)
             .map_err(RunError::Fault)?;
         self.checks_s += checked.elapsed().as_secs_f64();
         if !after.pass && check.pass {
@@ -1221,27 +1203,31 @@ impl Buffers {
             scratch: Vec::new(),
         };
         // An input's drawn values on the device: kept from an earlier run
-        // of the same data, or copied now (and kept).
+        // of the same data, or copied now (and kept), with the digest the
+        // kept buffer carries.
         let mut upload = |prepared: &SharedData, name: &str| {
             let key = keep.as_ref().map(|k| format!("{}/{name}", k.data));
             if let (Some(k), Some(key)) = (keep.as_mut(), key.as_deref())
-                && let Some(kept) = k.resident.get(key, k.digest, stream)?
+                && let Some((kept, sums)) = k.resident.get(key, k.digest, stream)?
             {
-                return Ok(kept);
+                return Ok((kept, Some(sums)));
             }
             let bytes = prepared
                 .input_bytes(name)
                 .expect("a problem prepares every input it declares");
             let dev = Arc::new(staging.upload(stream, bytes)?);
+            let mut sums = None;
             if let (Some(k), Some(key)) = (keep.as_mut(), key.as_deref()) {
-                k.resident.put(key, &dev, k.digest, stream)?;
+                sums = k.resident.put(key, &dev, k.digest, stream)?;
             }
-            Ok::<_, DriverError>(dev)
+            Ok::<_, DriverError>((dev, sums))
         };
+        let mut input_sums = Vec::new();
         for spec in problem.buffers(&plan.instance) {
             match spec.role {
                 BufferRole::Input => {
-                    let dev = upload(&judge.prepared, spec.name)?;
+                    let (dev, sums) = upload(&judge.prepared, spec.name)?;
+                    input_sums.push(sums);
                     b.inputs.push((spec.name.to_string(), dev));
                 }
                 BufferRole::Output(init) => {
@@ -1256,7 +1242,7 @@ impl Buffers {
                         .push((spec.name.to_string(), spec.elem, Start::Init(init), dev));
                 }
                 BufferRole::InOut => {
-                    let pristine = upload(&judge.prepared, spec.name)?;
+                    let (pristine, _) = upload(&judge.prepared, spec.name)?;
                     let dev = stream.clone_dtod(&*pristine)?;
                     judge.answers.push((
                         spec.name.to_string(),
@@ -1271,9 +1257,13 @@ impl Buffers {
                 }
             }
         }
+        // A buffer too large to keep has no digest yet.
         if digest_inputs && let Some(k) = keep.as_ref() {
-            for (_, dev) in &b.inputs {
-                b.input_digests.push(k.digest.of(dev, stream)?);
+            for ((_, dev), sums) in b.inputs.iter().zip(input_sums) {
+                b.input_digests.push(match sums {
+                    Some(sums) => sums,
+                    None => k.digest.of(dev, stream)?,
+                });
             }
         }
         for (name, spec) in &plan.scratch {

@@ -34,6 +34,9 @@ struct Entry {
     used: u64,
 }
 
+/// A kept buffer and the digest its bytes were verified to have.
+pub type Kept = (Arc<CudaSlice<u8>>, [u64; 2]);
+
 /// The inputs one process keeps on its GPU, by the name of their data.
 pub struct ResidentInputs {
     entries: Vec<Entry>,
@@ -55,14 +58,15 @@ impl ResidentInputs {
         self.entries.iter().map(|e| e.buffer.len() as u64).sum()
     }
 
-    /// The buffer kept under `key`, if its bytes are still those uploaded;
-    /// a buffer whose bytes changed is dropped (the caller uploads again).
+    /// The buffer kept under `key`, with its digest, if its bytes are still
+    /// those uploaded; a buffer whose bytes changed is dropped (the caller
+    /// uploads again).
     pub fn get(
         &mut self,
         key: &str,
         digest: &AnswerDigest,
         stream: &Arc<CudaStream>,
-    ) -> Result<Option<Arc<CudaSlice<u8>>>, DriverError> {
+    ) -> Result<Option<Kept>, DriverError> {
         let Some(at) = self.entries.iter().position(|e| e.key == key) else {
             return Ok(None);
         };
@@ -72,22 +76,26 @@ impl ResidentInputs {
         }
         self.clock += 1;
         self.entries[at].used = self.clock;
-        Ok(Some(Arc::clone(&self.entries[at].buffer)))
+        Ok(Some((
+            Arc::clone(&self.entries[at].buffer),
+            self.entries[at].digest,
+        )))
     }
 
     /// Keeps `buffer` (just uploaded, its copy queued on `stream`) under
     /// `key`, dropping the least recently used buffers past the cap; a
-    /// buffer larger than the cap is not kept.
+    /// buffer larger than the cap is not kept. Returns the digest taken of
+    /// a kept buffer.
     pub fn put(
         &mut self,
         key: &str,
         buffer: &Arc<CudaSlice<u8>>,
         digest: &AnswerDigest,
         stream: &Arc<CudaStream>,
-    ) -> Result<(), DriverError> {
+    ) -> Result<Option<[u64; 2]>, DriverError> {
         let len = buffer.len() as u64;
         if len > self.cap {
-            return Ok(());
+            return Ok(None);
         }
         // Taken on the same stream, so after the upload's copies.
         let sums = digest.of(buffer, stream)?;
@@ -105,6 +113,6 @@ impl ResidentInputs {
             digest: sums,
             used: self.clock,
         });
-        Ok(())
+        Ok(Some(sums))
     }
 }

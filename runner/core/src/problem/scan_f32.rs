@@ -212,7 +212,7 @@ fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
             .map(|group| {
                 let starts = &starts;
                 scope.spawn(move || {
-                    let mut worst = (0.0f64, usize::MAX, 0.0f64);
+                    let mut worst = Worst::NONE;
                     for &k in group {
                         let (mut s, mut m) = starts[k];
                         for i in k * CHUNK..((k + 1) * CHUNK).min(n) {
@@ -226,8 +226,12 @@ fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
                                     super::relative_error(got, s, m.max(f64::MIN_POSITIVE))
                                 }
                             };
-                            if e > worst.0 {
-                                worst = (e, i, s);
+                            if e > worst.error {
+                                worst = Worst {
+                                    error: e,
+                                    index: i,
+                                    reference: s,
+                                };
                             }
                         }
                     }
@@ -238,18 +242,14 @@ fn check_scan(x: &[f32], y: &[f32], data: Data) -> CheckOutcome {
         handles
             .into_iter()
             .map(|h| h.join().expect("a checking thread panicked"))
-            .fold(
-                (0.0f64, usize::MAX, 0.0f64),
-                |a, b| if b.0 > a.0 { b } else { a },
-            )
+            .fold(Worst::NONE, Worst::worse)
     });
-    let (error, index, reference) = worst;
-    let worst = Worst {
-        error,
-        index,
-        reference,
-    };
-    outcome(n, data, worst, (index != usize::MAX).then(|| y[index]))
+    outcome(
+        n,
+        data,
+        worst,
+        (worst.index != usize::MAX).then(|| y[worst.index]),
+    )
 }
 
 /// The verdict on a scan of `n` elements whose worst element is `worst`
